@@ -1,0 +1,157 @@
+#include "tools/dump_log.h"
+
+#include <charconv>
+#include <filesystem>
+#include <ostream>
+#include <utility>
+
+#include "record/log_scanner.h"
+#include "record/validate.h"
+#include "tools/dump_log_print.h"
+#include "tools/explain.h"
+#include "tools/mapped_file.h"
+
+namespace strata::tools {
+
+using namespace strata::record;
+
+namespace {
+
+// Everything one file's dump needs; summaries are gathered for the end of the run.
+struct SegmentDump {
+  const DumpLogOptions& options;
+  std::ostream& out;
+  std::ostream& err;
+  std::string path;
+  bool deep = false;
+  std::optional<int64_t> last_offset;              // of the previous record, for gaps
+  std::vector<std::pair<int64_t, int64_t>> gaps;   // (previous, next) record offsets
+  std::vector<uint8_t> scratch;
+
+  void note_offset(int64_t offset) {
+    if (last_offset && offset != *last_offset + 1) gaps.emplace_back(*last_offset, offset);
+    last_offset = offset;
+  }
+  void problem(size_t position, const char* what, RecordErrc e) {
+    err << "Error in " << path << " at position " << position << ": " << what << ": "
+        << to_string(e) << "\n";
+  }
+
+  void v2_entry(const LogEntry& e);
+  void legacy_entry(const LogEntry& e);
+  void v2_records(const BatchView& batch, size_t position);
+};
+
+void SegmentDump::v2_records(const BatchView& batch, size_t position) {
+  auto records = uncompressed_records(batch, scratch);
+  if (!records) return problem(position, "cannot read the batch's records", records.error());
+  RecordCursor cursor(*records, batch.record_count());
+  RecordView r;
+  for (;;) {
+    auto more = cursor.next(r);
+    if (!more) return problem(position, "bad record", more.error());
+    if (!*more) return;
+    note_offset(batch.offset_of(r).value());
+    out << v2_record_line(batch, r, options.print_data_log) << "\n";
+  }
+}
+
+void SegmentDump::v2_entry(const LogEntry& e) {
+  auto batch = frame_batch(e.bytes);
+  if (!batch) return problem(e.position, "cannot frame the batch", batch.error());
+  out << v2_batch_line(*batch, e.position) << "\n";
+  if (options.explain) out << explain_v2_batch(*batch, e.position);
+  if (deep) v2_records(*batch, e.position);
+}
+
+void SegmentDump::legacy_entry(const LogEntry& e) {
+  auto m = parse_legacy_entry(e.bytes);
+  if (!m) return problem(e.position, "cannot parse the message", m.error());
+  out << legacy_batch_line(*m, e.position) << "\n";
+  if (options.explain) out << explain_legacy_entry(*m, e.position);
+  if (!deep) return;
+  if (!m->compressed()) {
+    note_offset(m->offset.value());
+    out << legacy_record_line(*m, options.print_data_log) << "\n";
+    return;
+  }
+  auto inner = read_wrapper_inner(*m, scratch);
+  if (!inner) return problem(e.position, "cannot read the wrapper's inner messages", inner.error());
+  for (const LegacyMessage& im : *inner) {
+    note_offset(im.offset.value());
+    out << legacy_record_line(im, options.print_data_log) << "\n";
+  }
+}
+
+// The segment's base offset, from its file name as Kafka does ("000...123.log" -> 123).
+std::optional<int64_t> base_offset_of(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::string digits = name.substr(0, name.find('.'));
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || p != digits.data() + digits.size() || digits.empty()) return {};
+  return v;
+}
+
+int dump_segment(SegmentDump& d) {
+  const auto base = base_offset_of(d.path);
+  if (!base) {
+    d.err << "Error: cannot read a base offset from the file name of " << d.path << "\n";
+    return 1;
+  }
+  d.out << "Log starting offset: " << *base << "\n";
+  MappedFile file(d.path, uint64_t(std::max<int64_t>(d.options.max_bytes, 0)));
+  if (!file.ok()) {
+    d.err << "Error: cannot read " << d.path << ": " << file.error() << "\n";
+    return 1;
+  }
+  LogScanner scanner(file.bytes());
+  while (auto e = scanner.next()) {
+    if (e->magic == kMagicV2) {
+      d.v2_entry(*e);
+    } else {
+      d.legacy_entry(*e);
+    }
+  }
+  if (scanner.tail_bytes() > 0 && d.options.max_bytes == kDumpMaxBytesDefault) {
+    d.out << "Found " << scanner.tail_bytes() << " invalid bytes at the end of "
+          << std::filesystem::path(d.path).filename().string() << "\n";
+  }
+  return 0;
+}
+
+void print_gaps(const SegmentDump& d) {
+  if (d.gaps.empty()) return;
+  d.err << "Non-consecutive offsets in " << std::filesystem::absolute(d.path).string() << "\n";
+  for (const auto& [prev, next] : d.gaps) d.err << "  " << prev << " is followed by " << next << "\n";
+}
+
+std::string suffix_of(const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? "" : name.substr(dot);
+}
+
+}  // namespace
+
+int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream& err) {
+  int status = 0;
+  std::vector<SegmentDump> dumps;
+  dumps.reserve(options.files.size());
+  for (const std::string& path : options.files) {
+    out << "Dumping " << path << "\n";
+    const std::string suffix = suffix_of(path);
+    if (suffix != ".log") {
+      err << "Ignoring unknown file " << path << "\n";
+      continue;
+    }
+    SegmentDump& d = dumps.emplace_back(SegmentDump{options, out, err, path});
+    d.deep = options.deep_iteration || options.print_data_log;
+    status |= dump_segment(d);
+  }
+  for (const SegmentDump& d : dumps) print_gaps(d);
+  out.flush();
+  return status;
+}
+
+}  // namespace strata::tools

@@ -1,0 +1,39 @@
+// strata: the single binary. Subcommands: dump-log (more arrive with each layer).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "tools/dump_log.h"
+
+namespace {
+
+void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
+  CLI::App* cmd = app.add_subcommand(
+      "dump-log", "Print log segments as Kafka's kafka-dump-log.sh does (plus --explain)");
+  cmd->add_option("--files", o.files, "Comma-separated segment files to dump")
+      ->required()
+      ->delimiter(',');
+  cmd->add_flag("--print-data-log", o.print_data_log,
+                "Print keys and payloads (implies --deep-iteration)");
+  cmd->add_flag("--deep-iteration", o.deep_iteration, "Print every record, not just batches");
+  cmd->add_flag("--explain", o.explain,
+                "Print an annotated byte map of every batch: each field's position, hex bytes "
+                "and value");
+  cmd->add_option("--max-bytes", o.max_bytes, "Read at most this many bytes of each log file")
+      ->check(CLI::NonNegativeNumber);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Strata: a Kafka-compatible streaming broker"};
+  app.require_subcommand(1);
+  strata::tools::DumpLogOptions dump;
+  add_dump_log(app, dump);
+  CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("dump-log")) {
+    std::ios::sync_with_stdio(false);
+    return strata::tools::run_dump_log(dump, std::cout, std::cerr);
+  }
+  return 0;
+}
