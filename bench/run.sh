@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the benchmarks behind docs/performance.md on a release build.
+# Usage: bench/run.sh [extra Google Benchmark flags]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash scripts/deps.sh
+bash scripts/build.sh build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build/release/bench/record_bench --benchmark_min_time=0.5 "$@"
