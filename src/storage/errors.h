@@ -1,0 +1,32 @@
+// Storage errors as values: an I/O failure names the operation, the file and errno.
+#pragma once
+
+#include <string>
+
+namespace strata::storage {
+
+enum class StorageErrc : uint8_t {
+  kIo = 1,            // a system call failed (errno in `sys_errno`)
+  kCorruptIndex,      // an index failed its sanity check
+  kIndexFull,         // append to a full index
+  kIndexOrder,        // append out of offset/position order
+  kOffsetOverflow,    // offset - base does not fit a relative int32
+  kCorruptCheckpoint, // a checkpoint file does not parse
+  kOffsetOutOfRange,  // a read or truncation outside the log
+  kInvalidBatch,      // a batch given to append failed its checks
+  kMessageTooLarge,   // a batch over max.message.bytes
+  kClosed,            // the log was closed
+};
+
+struct StorageError {
+  StorageErrc code = StorageErrc::kIo;
+  int sys_errno = 0;
+  std::string detail;  // "open /path/x.index" and the like
+
+  std::string message() const;
+};
+
+StorageError io_error(std::string what);  // captures errno
+StorageError storage_error(StorageErrc code, std::string detail);
+
+}  // namespace strata::storage

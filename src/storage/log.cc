@@ -1,0 +1,327 @@
+#include "storage/log.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "record/stamp.h"
+#include "record/validate.h"
+#include "storage/index_format.h"
+
+namespace strata::storage {
+
+using namespace strata::record;
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "<20 digits>.log" -> base offset.
+std::optional<int64_t> base_of(const std::string& name, const std::string& suffix) {
+  if (!ends_with(name, suffix) || name.size() != size_t(kFileNameDigits) + suffix.size()) {
+    return std::nullopt;
+  }
+  int64_t v = 0;
+  for (int i = 0; i < kFileNameDigits; ++i) {
+    if (name[size_t(i)] < '0' || name[size_t(i)] > '9') return std::nullopt;
+    v = v * 10 + (name[size_t(i)] - '0');
+  }
+  return v;
+}
+
+Result<std::vector<std::string>, StorageError> list_dir(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return fail(io_error("opendir " + dir));
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
+}
+
+}  // namespace
+
+Log::Log(std::string dir, const LogOptions& options)
+    : dir_(std::move(dir)), config_(options.config), sync_(options.sync) {}
+
+Log::~Log() = default;
+
+Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
+                                                     const LogOptions& options) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return fail(io_error("mkdir " + dir));
+  std::unique_ptr<Log> log(new Log(dir, options));
+  if (auto r = log->load(options); !r) return fail(r.error());
+  return log;
+}
+
+// Kafka's LogLoader in brief: drop leftovers of interrupted deletes and cleanings, open
+// every segment, recover from the recovery point on (or everything whose indexes fail
+// their sanity check), and start an empty segment if there is none.
+Result<void, StorageError> Log::load(const LogOptions& options) {
+  auto names = list_dir(dir_);
+  if (!names) return fail(names.error());
+  std::vector<int64_t> bases;
+  for (const std::string& name : *names) {
+    if (ends_with(name, kDeletedSuffix) || ends_with(name, kCleanedSuffix) ||
+        ends_with(name, ".tmp")) {
+      ::unlink((dir_ + "/" + name).c_str());
+    } else if (auto base = base_of(name, kLogSuffix)) {
+      bases.push_back(*base);
+    }
+  }
+  std::sort(bases.begin(), bases.end());
+  for (size_t i = 0; i < bases.size(); ++i) {
+    const bool active = i + 1 == bases.size();
+    auto s = Segment::open(dir_, Offset(bases[i]), config_, active, options.now_ms);
+    if (!s) return fail(s.error());
+    segments_.emplace(bases[i], std::move(*s));
+  }
+  // Segments that may hold unflushed data are those from the one holding the recovery point.
+  size_t first_unflushed = segments_.size();
+  size_t i = 0;
+  for (const auto& [base, seg] : segments_) {
+    const bool unflushed = !options.clean_shutdown && seg->next_offset() > options.recovery_point;
+    const bool bad_index = !seg->sanity_check();
+    if ((unflushed || bad_index) && i < first_unflushed) first_unflushed = i;
+    ++i;
+  }
+  const bool recovered = first_unflushed < segments_.size();
+  if (recovered) {
+    if (auto r = recover_from(first_unflushed); !r) return r;
+  }
+  if (segments_.empty()) {
+    const Offset base = std::max(options.log_start_offset, options.recovery_point);
+    auto s = Segment::create(dir_, base, config_, options.now_ms);
+    if (!s) return fail(s.error());
+    segments_.emplace(base.value(), std::move(*s));
+  }
+  next_offset_ = active().next_offset();
+  log_start_ = std::max(options.log_start_offset, Offset(segments_.begin()->first));
+  if (log_start_ > next_offset_) log_start_ = next_offset_;
+  durable_->store(std::min(next_offset_, std::max(options.recovery_point, log_start_)).value());
+  // After a clean shutdown everything was flushed; recovery flushes what it kept.
+  if (options.clean_shutdown || recovered) durable_->store(next_offset_.value());
+  last_sync_request_ms_ = options.now_ms;
+  sync_requested_ = recovery_point();
+  if (recovery_point() < next_offset_) dirty_.emplace_back(active().log_file(), next_offset_);
+  return {};
+}
+
+// Recovers segments from index `first` on. A segment whose tail was cut ends the log:
+// every segment after it is deleted (its data follows a hole). Recovered data is then
+// flushed, so the recovery point can move to the log end.
+Result<void, StorageError> Log::recover_from(size_t first) {
+  auto it = std::next(segments_.begin(), long(first));
+  bool cut = false;
+  while (it != segments_.end()) {
+    Segment& seg = *it->second;
+    if (cut) {
+      report_.notes.push_back("deleted segment " + seg.log_path() + " after a truncated one");
+      seg.remove_files();
+      it = segments_.erase(it);
+      ++report_.segments_deleted;
+      continue;
+    }
+    auto stats = seg.recover(config_);
+    if (!stats) return fail(stats.error());
+    ++report_.segments_recovered;
+    if (stats->truncated_bytes > 0) {
+      report_.bytes_truncated += stats->truncated_bytes;
+      report_.notes.push_back(seg.log_path() + ": kept " + std::to_string(stats->valid_bytes) +
+                              " bytes in " + std::to_string(stats->batches) +
+                              " batches, truncated " + std::to_string(stats->truncated_bytes) +
+                              " bytes (" + stats->reason + ")");
+      cut = true;
+    }
+    if (auto f = seg.flush(); !f) return f;
+    ++it;
+  }
+  // Recovered segments that are not the last go read-only: final entries, trimmed indexes.
+  for (auto s = segments_.begin(); s != segments_.end(); ++s) {
+    if (std::next(s) != segments_.end() && std::distance(segments_.begin(), s) >= long(first)) {
+      if (auto r = s->second->on_become_inactive(); !r) return r;
+    }
+  }
+  return {};
+}
+
+Result<void, StorageError> Log::roll(int64_t now_ms) {
+  Segment& old = active();
+  if (auto r = old.on_become_inactive(); !r) return r;
+  auto s = Segment::create(dir_, next_offset_, config_, now_ms);
+  if (!s) return fail(s.error());
+  segments_.emplace(next_offset_.value(), std::move(*s));
+  return {};
+}
+
+Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch epoch,
+                                               int64_t now_ms) {
+  if (closed_) return fail(storage_error(StorageErrc::kClosed, "append to closed log " + dir_));
+  if (sync_failed_->load()) {
+    return fail(storage_error(StorageErrc::kIo, "an fdatasync failed earlier; log offline: " + dir_));
+  }
+  const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
+  std::vector<BatchInfo> infos;
+  AppendResult result;
+  result.first_offset = next_offset_;
+  Offset next = next_offset_;
+  for (size_t pos = 0; pos < batches.size();) {
+    auto view = frame_batch(Bytes(batches).subspan(pos));
+    if (!view) return fail(storage_error(StorageErrc::kInvalidBatch, "unframed batch in append"));
+    if (view->size() > size_t(config_.max_message_bytes) + kLogOverhead) {
+      return fail(storage_error(StorageErrc::kMessageTooLarge, "batch over max.message.bytes"));
+    }
+    MutableBytes batch = batches.subspan(pos, view->size());
+    const int32_t last_delta = view->last_offset_delta();
+    stamp_batch(batch, next, epoch);
+    if (log_append_time) set_log_append_time(batch, TimestampMs(now_ms));
+    const int64_t max_ts = log_append_time ? now_ms : view->max_timestamp();
+    const Offset last(next.value() + last_delta);
+    infos.push_back(BatchInfo{last, max_ts, uint32_t(batch.size())});
+    result.max_timestamp = std::max(result.max_timestamp, max_ts);
+    next = Offset(last.value() + 1);
+    pos += batch.size();
+  }
+  if (infos.empty()) return result;
+  if (active().should_roll(batches.size(), Offset(next.value() - 1), result.max_timestamp, now_ms,
+                           config_)) {
+    if (auto r = roll(now_ms); !r) return fail(r.error());
+  }
+  if (auto r = active().append(batches, infos); !r) return fail(r.error());
+  next_offset_ = next;
+  result.last_offset = Offset(next.value() - 1);
+  result.batches = infos.size();
+  if (log_append_time) result.log_append_time = now_ms;
+  if (dirty_.empty() || dirty_.back().first != active().log_file()) {
+    dirty_.emplace_back(active().log_file(), next_offset_);
+  } else {
+    dirty_.back().second = next_offset_;
+  }
+  if (next_offset_.value() - sync_requested_.value() >= config_.flush_messages) {
+    sync([](Result<void, StorageError>) {});
+  }
+  return result;
+}
+
+void Log::sync(SyncService::Done done) {
+  const int64_t durable = durable_->load(std::memory_order_acquire);
+  // Drop files whose data is already durable; keep the active one.
+  std::erase_if(dirty_, [&](const auto& d) {
+    return d.second.value() <= durable && d.first != active().log_file();
+  });
+  std::vector<std::shared_ptr<File>> files;
+  for (const auto& d : dirty_) files.push_back(d.first);
+  const int64_t target = next_offset_.value();
+  sync_requested_ = next_offset_;
+  auto state = durable_;
+  auto failed = sync_failed_;
+  sync_->request(std::move(files), [state, failed, target, done = std::move(done)](auto r) {
+    // Linux may drop unwritten pages and clear the error after a failed fdatasync, so a
+    // later sync could "succeed" without the data: the log goes offline for good (Kafka
+    // takes the log dir offline).
+    if (!r.ok()) failed->store(true);
+    if (r.ok() && !failed->load()) {
+      int64_t seen = state->load(std::memory_order_relaxed);
+      while (seen < target && !state->compare_exchange_weak(seen, target)) {
+      }
+    }
+    done(std::move(r));
+  });
+}
+
+Result<void, StorageError> Log::flush() {
+  for (auto& [base, seg] : segments_) {
+    if (seg->next_offset().value() > durable_->load() || seg.get() == &active()) {
+      if (auto r = seg->flush(); !r) return r;
+    }
+  }
+  durable_->store(next_offset_.value());
+  dirty_.clear();
+  sync_requested_ = next_offset_;
+  return {};
+}
+
+void Log::tick(int64_t now_ms) {
+  unlink_due(now_ms);
+  if (config_.flush_ms == INT64_MAX || sync_ == nullptr) return;
+  if (recovery_point() < next_offset_ && now_ms - last_sync_request_ms_ >= config_.flush_ms) {
+    last_sync_request_ms_ = now_ms;
+    sync([](Result<void, StorageError>) {});
+  }
+}
+
+const Segment* Log::segment_for(Offset offset) const {
+  auto it = segments_.upper_bound(offset.value());
+  if (it == segments_.begin()) return nullptr;
+  return std::prev(it)->second.get();
+}
+
+Result<std::optional<FileRegion>, StorageError> Log::read(Offset start, uint64_t max_bytes,
+                                                          bool min_one_batch,
+                                                          std::optional<Offset> max_offset) const {
+  using Region = std::optional<FileRegion>;
+  if (start < log_start_ || start > next_offset_) {
+    return fail(storage_error(StorageErrc::kOffsetOutOfRange,
+                              "offset " + std::to_string(start.value()) + " outside [" +
+                                  std::to_string(log_start_.value()) + ", " +
+                                  std::to_string(next_offset_.value()) + "]"));
+  }
+  const Offset limit = max_offset ? std::min(*max_offset, next_offset_) : next_offset_;
+  if (start >= limit) return Region{};
+  // From the segment holding `start`; a segment can end before its successor begins
+  // (compaction gaps), so an empty read moves on to the next one.
+  for (auto it = std::prev(segments_.upper_bound(start.value())); it != segments_.end(); ++it) {
+    const Segment& seg = *it->second;
+    if (Offset(it->first) >= limit) break;
+    uint64_t max_position = seg.size();
+    if (limit < seg.next_offset()) {
+      // The batch holding `limit` starts at it (limits fall on batch boundaries).
+      auto bound = seg.find_batch(limit);
+      if (!bound) return fail(bound.error());
+      if (*bound) max_position = (*bound)->position;
+    }
+    auto region = seg.read(std::max(start, Offset(it->first)), max_bytes, min_one_batch,
+                           max_position);
+    if (!region || *region) return region;
+  }
+  return Region{};
+}
+
+Result<std::optional<std::pair<Offset, int64_t>>, StorageError> Log::offset_for_timestamp(
+    int64_t ts) const {
+  for (const auto& [base, seg] : segments_) {
+    if (seg->max_timestamp() < ts) continue;
+    auto found = seg->find_by_timestamp(ts, log_start_);
+    if (!found) return found;
+    if (*found) return found;
+  }
+  return std::optional<std::pair<Offset, int64_t>>{};
+}
+
+std::optional<std::pair<Offset, int64_t>> Log::max_timestamp_offset() const {
+  std::optional<std::pair<Offset, int64_t>> best;
+  for (const auto& [base, seg] : segments_) {
+    if (seg->empty()) continue;
+    if (!best || seg->max_timestamp() > best->second) {
+      best = std::pair{seg->offset_of_max_timestamp(), seg->max_timestamp()};
+    }
+  }
+  return best;
+}
+
+uint64_t Log::size_bytes() const {
+  uint64_t total = 0;
+  for (const auto& [base, seg] : segments_) total += seg->size();
+  return total;
+}
+
+std::vector<Offset> Log::segment_bases() const {
+  std::vector<Offset> out;
+  for (const auto& [base, seg] : segments_) out.emplace_back(base);
+  return out;
+}
+
+}  // namespace strata::storage

@@ -1,0 +1,131 @@
+// A partition's log: its directory of segments, the offsets that matter (log start,
+// log end, recovery point), appends, reads, retention and durability.
+//
+// Threading: every method is called on the partition's shard only, except that `sync`
+// callbacks run on the SyncService thread (they touch only an atomic here).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/types.h"
+#include "storage/errors.h"
+#include "storage/log_config.h"
+#include "storage/segment.h"
+#include "storage/sync_service.h"
+
+namespace strata::storage {
+
+struct LogOptions {
+  LogConfig config;
+  Offset recovery_point{0};    // from recovery-point-offset-checkpoint
+  Offset log_start_offset{0};  // from log-start-offset-checkpoint
+  bool clean_shutdown = false; // the log dir had its clean-shutdown marker
+  int64_t now_ms = 0;
+  SyncService* sync = nullptr; // required for sync(); may be null for read-only use
+};
+
+struct AppendResult {
+  Offset first_offset;
+  Offset last_offset;
+  int64_t max_timestamp = -1;
+  int64_t log_append_time = -1;  // set when message.timestamp.type=LogAppendTime
+  size_t batches = 0;
+};
+
+struct LogRecoveryReport {
+  size_t segments_recovered = 0;
+  uint64_t bytes_truncated = 0;
+  size_t segments_deleted = 0;  // whole segments after a truncated one
+  std::vector<std::string> notes;  // one line per truncation, with byte counts
+};
+
+class Log {
+ public:
+  // Opens the log in `dir` (created if missing), recovering what must be recovered.
+  static Result<std::unique_ptr<Log>, StorageError> open(const std::string& dir,
+                                                         const LogOptions& options);
+  ~Log();
+
+  // Appends v2 batches that passed validate_batch, back to back in `batches`: each
+  // batch's baseOffset and partitionLeaderEpoch are stamped in place (the CRC is
+  // untouched unless LogAppendTime rewrites the timestamp), then all are written with
+  // one write. A batch over max.message.bytes fails the whole append before any write.
+  Result<AppendResult, StorageError> append(MutableBytes batches, LeaderEpoch epoch,
+                                            int64_t now_ms);
+  // Asks the SyncService to make everything appended so far durable; `done` runs on
+  // the sync thread. Concurrent requests share fdatasyncs (group commit).
+  void sync(SyncService::Done done);
+  // Synchronous fdatasync of every segment with unflushed data.
+  Result<void, StorageError> flush();
+  // Kafka's flush.ms policy: requests a sync when data has waited that long.
+  void tick(int64_t now_ms);
+
+  // Whole batches from the one holding `start` (KIP-74: at least one if min_one_batch),
+  // none past `max_offset` (exclusive, e.g. the high watermark).
+  // kOffsetOutOfRange if start is below the log start or above the log end.
+  Result<std::optional<FileRegion>, StorageError> read(Offset start, uint64_t max_bytes,
+                                                       bool min_one_batch,
+                                                       std::optional<Offset> max_offset) const;
+  // The first offset >= log start whose timestamp >= ts (ListOffsets by time).
+  Result<std::optional<std::pair<Offset, int64_t>>, StorageError> offset_for_timestamp(
+      int64_t ts) const;
+  // The offset (a batch's last offset) and value of the largest timestamp; nullopt if empty.
+  std::optional<std::pair<Offset, int64_t>> max_timestamp_offset() const;
+
+  // Deletes segments past retention.ms / retention.bytes / below the log start offset;
+  // returns how many. Files are renamed to *.deleted now and unlinked by tick() after
+  // file.delete.delay.ms.
+  Result<size_t, StorageError> apply_retention(int64_t now_ms);
+  // DeleteRecords: moves the log start offset forward (never past the log end).
+  Result<void, StorageError> advance_log_start_offset(Offset offset, int64_t now_ms);
+  // Flushes, adds the final time-index entries, trims the indexes. No appends after.
+  Result<void, StorageError> close();
+
+  Offset log_start_offset() const { return log_start_; }
+  Offset log_end_offset() const { return next_offset_; }
+  // Everything below it is durable (fdatasync'ed).
+  Offset recovery_point() const { return Offset(durable_->load(std::memory_order_acquire)); }
+  uint64_t size_bytes() const;
+  size_t segment_count() const { return segments_.size(); }
+  std::vector<Offset> segment_bases() const;
+  const LogRecoveryReport& recovery_report() const { return report_; }
+  const std::string& dir() const { return dir_; }
+  const LogConfig& config() const { return config_; }
+
+ private:
+  Log(std::string dir, const LogOptions& options);
+  Result<void, StorageError> load(const LogOptions& options);
+  Result<void, StorageError> recover_from(size_t first_index);
+  Result<void, StorageError> roll(int64_t now_ms);
+  Segment& active() { return *segments_.rbegin()->second; }
+  const Segment* segment_for(Offset offset) const;
+  Result<void, StorageError> delete_segment(Offset base, int64_t now_ms);
+  void unlink_due(int64_t now_ms);
+
+  std::string dir_;
+  LogConfig config_;
+  SyncService* sync_;
+  std::map<int64_t, std::unique_ptr<Segment>> segments_;  // by base offset
+  Offset log_start_{0};
+  Offset next_offset_{0};
+  // Shared with sync callbacks, which may run after the Log is gone.
+  std::shared_ptr<std::atomic<int64_t>> durable_ = std::make_shared<std::atomic<int64_t>>(0);
+  std::shared_ptr<std::atomic<bool>> sync_failed_ = std::make_shared<std::atomic<bool>>(false);
+  int64_t last_sync_request_ms_ = 0;
+  Offset sync_requested_{0};
+  // Files written since their last sync, with the offset their data ends at.
+  std::vector<std::pair<std::shared_ptr<File>, Offset>> dirty_;
+  std::vector<std::pair<std::unique_ptr<Segment>, int64_t>> pending_deletes_;  // due time
+  LogRecoveryReport report_;
+  bool closed_ = false;
+};
+
+}  // namespace strata::storage

@@ -1,0 +1,66 @@
+#include "storage/log_config.h"
+
+#include <charconv>
+#include <functional>
+
+namespace strata::storage {
+namespace {
+
+template <class T>
+Result<void, std::string> parse_int(const std::string& name, const std::string& text, T min,
+                                    T& out) {
+  T v{};
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size()) {
+    return fail(name + ": not a number: " + text);
+  }
+  if (v < min) return fail(name + ": must be at least " + std::to_string(min) + ": " + text);
+  out = v;
+  return {};
+}
+
+Result<void, std::string> parse_choice(const std::string& name, const std::string& text,
+                                       std::initializer_list<const char*> choices,
+                                       std::string& out) {
+  for (const char* c : choices) {
+    if (text == c) {
+      out = text;
+      return {};
+    }
+  }
+  return fail(name + ": unsupported value: " + text);
+}
+
+}  // namespace
+
+Result<void, std::string> LogConfig::apply(const std::map<std::string, std::string>& props) {
+  using Setter = std::function<Result<void, std::string>(const std::string&, const std::string&)>;
+  const std::map<std::string, Setter> setters = {
+      // Minimums as Kafka's TopicConfig/LogConfig define them.
+      {"segment.bytes", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 14, segment_bytes); }},
+      {"segment.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 1, segment_ms); }},
+      {"segment.index.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 4, segment_index_bytes); }},
+      {"index.interval.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 0, index_interval_bytes); }},
+      {"retention.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, -1, retention_ms); }},
+      {"retention.bytes", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, -1, retention_bytes); }},
+      {"flush.messages", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 1, flush_messages); }},
+      {"flush.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, flush_ms); }},
+      {"max.message.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 0, max_message_bytes); }},
+      {"file.delete.delay.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, file_delete_delay_ms); }},
+      {"cleanup.policy", [&](auto& n, auto& v) {
+         return parse_choice(n, v, {"delete", "compact", "compact,delete", "delete,compact"},
+                             cleanup_policy);
+       }},
+      {"message.timestamp.type", [&](auto& n, auto& v) {
+         return parse_choice(n, v, {"CreateTime", "LogAppendTime"}, message_timestamp_type);
+       }},
+  };
+  for (const auto& [name, value] : props) {
+    auto it = setters.find(name);
+    if (it == setters.end()) return fail("unknown topic config: " + name);
+    if (auto r = it->second(name, value); !r) return r;
+  }
+  return {};
+}
+
+}  // namespace strata::storage

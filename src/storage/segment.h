@@ -1,0 +1,134 @@
+// One segment of a partition log: `<base>.log` holding whole batches back to back,
+// with its `.index` and `.timeindex` (docs/formats/segments.md). The log appends to the
+// last ("active") segment only; older segments are read-only.
+//
+// Threading: owned by the partition's shard; not thread-safe. The `.log` File is shared
+// with the SyncService, which may fdatasync it from its own thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "common/types.h"
+#include "storage/errors.h"
+#include "storage/file.h"
+#include "storage/log_config.h"
+#include "storage/offset_index.h"
+#include "storage/time_index.h"
+
+namespace strata::storage {
+
+// What the segment needs to know of each batch it appends (gathered by the log when it
+// stamps offsets, so nothing is parsed twice).
+struct BatchInfo {
+  Offset last_offset;
+  int64_t max_timestamp = -1;
+  uint32_t size = 0;
+};
+
+// Where a batch sits in the file, from its header alone.
+struct BatchLocation {
+  uint64_t position = 0;
+  uint32_t size = 0;
+  Offset first_offset;  // v2 baseOffset; for v0/v1 the entry's offset
+  Offset last_offset;
+  int64_t max_timestamp = -1;
+};
+
+// A byte range of whole batches in a segment's file, for a fetch.
+struct FileRegion {
+  std::shared_ptr<File> file;
+  uint64_t position = 0;
+  uint64_t size = 0;
+};
+
+struct RecoveryStats {
+  uint64_t valid_bytes = 0;
+  uint64_t truncated_bytes = 0;
+  uint64_t batches = 0;
+  std::string reason;  // why the tail was cut, empty when nothing was
+};
+
+class Segment {
+ public:
+  // A new, empty segment (files created; indexes preallocated).
+  static Result<std::unique_ptr<Segment>, StorageError> create(const std::string& dir, Offset base,
+                                                               const LogConfig& config,
+                                                               int64_t now_ms);
+  // An existing segment. Indexes are loaded as they are; `sanity_check()` tells whether
+  // they can be trusted, else the caller runs `recover()`. `active` keeps the indexes
+  // preallocated for appends.
+  static Result<std::unique_ptr<Segment>, StorageError> open(const std::string& dir, Offset base,
+                                                             const LogConfig& config, bool active,
+                                                             int64_t now_ms);
+  ~Segment();
+
+  Offset base_offset() const { return base_; }
+  uint64_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // One past the last offset stored; base_offset() when empty.
+  Offset next_offset() const { return next_offset_; }
+  int64_t max_timestamp() const { return max_timestamp_; }
+  Offset offset_of_max_timestamp() const { return offset_of_max_timestamp_; }
+  const std::shared_ptr<File>& log_file() const { return log_; }
+  std::string log_path() const;
+
+  // Appends whole, stamped batches with one write, then their index entries.
+  // Requires offsets above next_offset() and the batches' sizes to sum to batches.size().
+  Result<void, StorageError> append(Bytes batches, std::span<const BatchInfo> infos);
+  // Kafka's roll rules for an append of `bytes` whose last offset is `last_offset`.
+  bool should_roll(uint64_t bytes, Offset last_offset, int64_t max_timestamp, int64_t now_ms,
+                   const LogConfig& config) const;
+
+  // The first batch whose last offset >= target, scanning from the index's hint.
+  Result<std::optional<BatchLocation>, StorageError> find_batch(Offset target) const;
+  // Whole batches from the one holding `start`, up to `max_bytes` (at least one batch if
+  // `min_one_batch`, however large: KIP-74), ending before `max_position`.
+  Result<std::optional<FileRegion>, StorageError> read(Offset start, uint64_t max_bytes,
+                                                       bool min_one_batch,
+                                                       uint64_t max_position) const;
+  // The first offset >= start_offset whose record timestamp >= ts, with that timestamp.
+  Result<std::optional<std::pair<Offset, int64_t>>, StorageError> find_by_timestamp(
+      int64_t ts, Offset start_offset) const;
+
+  // Validates every batch from the start, rebuilds both indexes and truncates the file
+  // after the last valid batch.
+  Result<RecoveryStats, StorageError> recover(const LogConfig& config);
+  Result<void, StorageError> sanity_check() const;
+  // Called when a newer segment takes over: final time-index entry, indexes trimmed.
+  Result<void, StorageError> on_become_inactive();
+  // fdatasync of the log, msync of the indexes.
+  Result<void, StorageError> flush();
+  // Renames every file with `suffix` appended (".deleted" before an async delete).
+  Result<void, StorageError> rename_all(const std::string& suffix);
+  // Unlinks every file (after rename_all, the renamed ones).
+  void remove_files();
+
+ private:
+  Segment(std::string dir, Offset base, std::shared_ptr<File> log, OffsetIndex offsets,
+          TimeIndex times, uint64_t size, int64_t created_ms);
+  Result<void, StorageError> load_tail_state();
+  void index_batch(const BatchInfo& info, uint64_t position, const LogConfig* config);
+
+  std::string dir_;
+  std::string suffix_;  // "" or ".deleted" after rename_all
+  Offset base_;
+  std::shared_ptr<File> log_;
+  OffsetIndex offsets_;
+  TimeIndex times_;
+  uint64_t size_ = 0;
+  Offset next_offset_;
+  int64_t max_timestamp_ = -1;
+  Offset offset_of_max_timestamp_;
+  uint64_t bytes_since_index_entry_ = 0;
+  int32_t index_interval_bytes_ = 4096;
+  int64_t created_ms_ = 0;
+  int64_t rolling_timestamp_ = -1;  // max timestamp of the first batch (segment.ms basis)
+};
+
+}  // namespace strata::storage

@@ -1,0 +1,42 @@
+// Reading batch headers and whole batches out of a segment file. Internal to storage.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "common/bytes.h"
+#include "common/result.h"
+#include "storage/errors.h"
+#include "storage/file.h"
+#include "storage/segment.h"
+
+namespace strata::storage {
+
+// The location of the entry at `position` from its header (v2, or v0/v1: then the
+// entry's offset is its last offset). nullopt when fewer bytes than the entry claims
+// remain before `file_size`, or the header is impossible (bad size or magic).
+Result<std::optional<BatchLocation>, StorageError> read_location(const File& file,
+                                                                 uint64_t position,
+                                                                 uint64_t file_size);
+
+// Sequential reader of whole entries, in large reads. `next()` returns a view of the
+// next entry's bytes (valid until the following call), nullopt at the end or at an
+// entry that cannot be whole (its size runs past the file, or exceeds max_entry_bytes).
+class SequentialReader {
+ public:
+  SequentialReader(const File& file, uint64_t file_size, uint64_t max_entry_bytes);
+  Result<std::optional<Bytes>, StorageError> next();
+  uint64_t position() const { return pos_; }  // file position of the next entry
+
+ private:
+  Result<bool, StorageError> fill(size_t want);
+
+  const File& file_;
+  uint64_t file_size_;
+  uint64_t max_entry_bytes_;
+  uint64_t pos_ = 0;               // file position of buf_[begin_]
+  std::vector<uint8_t> buf_;
+  size_t begin_ = 0, end_ = 0;     // valid bytes in buf_
+};
+
+}  // namespace strata::storage

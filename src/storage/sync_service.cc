@@ -1,0 +1,154 @@
+// Group commit: one thread, one queue, rounds.
+//
+// The sync thread sleeps on a condition variable until the queue is non-empty, then takes
+// the whole queue as one round, fdatasyncs each distinct file of the round once, and calls
+// every request back. Requests that arrive while a round runs wait for the next round, so
+// their fdatasync starts after they were queued (the durability contract in the header),
+// and however many of them there are, they share one fdatasync per file.
+//
+// Bounds. The queue has no fixed limit: each request names a handful of files (a segment's
+// log, perhaps its indexes), and the number of requests in flight is bounded upstream by the
+// callers, who each wait for their own callback (queued.max.requests and the per-connection
+// in-flight limit on the produce path). A round therefore holds at most that many requests.
+//
+// Errors. A failed fdatasync is reported to every request of the round that named the file
+// and is not retried. On Linux a failed fdatasync may drop the dirty pages and clear the
+// error, so a later round can succeed on the same file without the data being durable: the
+// owner of a file must treat a sync error as fatal for it (Kafka takes the log dir offline).
+// The service does not remember failures.
+#include "storage/sync_service.h"
+
+#include <algorithm>
+#include <cassert>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace strata::storage {
+
+namespace {
+
+struct Request {
+  std::vector<std::shared_ptr<File>> files;  // kept alive until the round ends
+  SyncService::Done done;
+};
+
+// One distinct file of a round and the outcome of its fdatasync.
+struct Synced {
+  File* file;
+  std::optional<StorageError> error;
+};
+
+// The distinct files named by `round`, sorted by address for lookup.
+std::vector<Synced> distinct_files(const std::vector<Request>& round) {
+  std::vector<Synced> synced;
+  for (const Request& r : round) {
+    for (const auto& f : r.files) synced.push_back({f.get(), std::nullopt});
+  }
+  const auto by_file = [](const Synced& a, const Synced& b) {
+    return std::less<File*>()(a.file, b.file);
+  };
+  std::sort(synced.begin(), synced.end(), by_file);
+  const auto same_file = [](const Synced& a, const Synced& b) { return a.file == b.file; };
+  synced.erase(std::unique(synced.begin(), synced.end(), same_file), synced.end());
+  return synced;
+}
+
+const Synced& find(const std::vector<Synced>& synced, const File* file) {
+  const auto it = std::lower_bound(
+      synced.begin(), synced.end(), file,
+      [](const Synced& s, const File* f) { return std::less<const File*>()(s.file, f); });
+  assert(it != synced.end() && it->file == file);
+  return *it;
+}
+
+// OK, or the error of the request's first file (in its own order) whose fdatasync failed.
+Result<void, StorageError> outcome(const Request& r, const std::vector<Synced>& synced) {
+  for (const auto& f : r.files) {
+    const Synced& s = find(synced, f.get());
+    if (s.error) return fail(*s.error);
+  }
+  return {};
+}
+
+}  // namespace
+
+struct SyncService::Impl {
+  mutable std::mutex mu;
+  std::condition_variable wake;  // signalled when the queue grows or `stopping` is set
+  std::vector<Request> queue;    // guarded by mu
+  bool stopping = false;         // guarded by mu
+  SyncStats stats;               // guarded by mu
+  std::thread thread;            // started last, joined by ~SyncService
+
+  void run();
+  void serve(std::vector<Request>& round);
+};
+
+// Until stopped and drained: take the whole queue, serve it, repeat. Requests queued by a
+// callback (or by anyone before the destructor) are served before the thread exits.
+void SyncService::Impl::run() {
+  std::vector<Request> round;
+  for (;;) {
+    {
+      std::unique_lock lock(mu);
+      wake.wait(lock, [this] { return stopping || !queue.empty(); });
+      if (queue.empty()) return;  // stopping, and nothing left to serve
+      assert(round.empty());
+      round.swap(queue);
+    }
+    serve(round);
+    round.clear();  // drops the files and callbacks of the round, on this thread
+  }
+}
+
+void SyncService::Impl::serve(std::vector<Request>& round) {
+  assert(!round.empty());
+  std::vector<Synced> synced = distinct_files(round);
+  for (Synced& s : synced) {
+    auto r = s.file->datasync();
+    if (!r) s.error = r.error();
+  }
+  {
+    // Before the callbacks, so a caller woken by one sees its round counted.
+    std::lock_guard lock(mu);
+    stats.rounds += 1;
+    stats.fdatasyncs += synced.size();
+  }
+  for (Request& r : round) r.done(outcome(r, synced));
+}
+
+SyncService::SyncService() : impl_(std::make_unique<Impl>()) {
+  impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
+}
+
+SyncService::~SyncService() {
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->stopping = true;
+  }
+  impl_->wake.notify_one();
+  impl_->thread.join();
+  assert(impl_->queue.empty());
+}
+
+void SyncService::request(std::vector<std::shared_ptr<File>> files, Done done) {
+  assert(done);
+  assert(std::all_of(files.begin(), files.end(), [](const auto& f) { return f != nullptr; }));
+  {
+    std::lock_guard lock(impl_->mu);
+    impl_->queue.push_back({std::move(files), std::move(done)});
+    impl_->stats.requests += 1;
+  }
+  impl_->wake.notify_one();
+}
+
+SyncStats SyncService::stats() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->stats;
+}
+
+}  // namespace strata::storage
