@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 
 #include "record/stamp.h"
@@ -51,7 +52,9 @@ Log::~Log() = default;
 
 Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
                                                      const LogOptions& options) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return fail(io_error("mkdir " + dir));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(storage_error(StorageErrc::kIo, "mkdir " + dir + ": " + ec.message()));
   std::unique_ptr<Log> log(new Log(dir, options));
   if (auto r = log->load(options); !r) return fail(r.error());
   return log;
