@@ -1,0 +1,364 @@
+// How Kafka messages are declared once and coded in every version.
+//
+// A message is a plain struct whose fields carry Kafka's defaults, plus one member
+//   template <class V> void visit(V& v) { v(field, F{versions, nullable, tag...}); ... }
+// listing its fields in wire order with the versions each exists in (Kafka's schema
+// facts, written here in our own terms). The Decoder and Encoder below walk that list
+// for a given version, so every version's reader and writer derives from the single
+// declaration; flexible versions switch to compact lengths and add tagged fields.
+//
+// Type mapping: int8/16/32/64_t, uint16_t, uint32_t, bool, double; std::string (STRING),
+// std::optional<std::string> (nullable STRING), std::vector<uint8_t> (BYTES), its
+// optional (nullable BYTES), Records (RECORDS), Uuid, std::vector<T> (ARRAY of T, T a
+// field type or a struct with visit), std::optional<std::vector<T>> (nullable ARRAY),
+// and a struct with visit (a nested STRUCT).
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstring>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/bytes.h"
+#include "protocol/output.h"
+#include "protocol/types.h"
+
+namespace strata::protocol {
+
+struct Versions {
+  int16_t min = 0;
+  int16_t max = INT16_MAX;
+  constexpr bool has(int16_t v) const { return v >= min && v <= max; }
+};
+inline constexpr Versions kNoVersions{1, 0};
+
+// One field's schema: the versions it exists in, those where it may be null, and for a
+// tagged field its tag and tagged versions. A tagged scalar is written only when it
+// differs from `tag_default`; a tagged array or optional only when non-empty.
+struct F {
+  Versions versions;
+  Versions nullable = kNoVersions;
+  int32_t tag = -1;
+  Versions tagged = kNoVersions;
+  int64_t tag_default = 0;
+};
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+class Decoder;
+template <class T>
+concept Struct = requires(T& t, Decoder& d) { t.visit(d); };
+
+// Reads a message of one version from a request frame. Never reads out of bounds;
+// every length is checked against the bytes that remain before anything is allocated.
+// A failure is sticky: check ok() after decode().
+class Decoder {
+ public:
+  // `frame` is writable so RECORDS fields can be views the leader stamps in place.
+  Decoder(MutableBytes frame, size_t start, int16_t version, bool flexible)
+      : base_(frame.data() + start), in_(Bytes(frame).subspan(start)), version_(version),
+        flexible_(flexible) {}
+
+  template <Struct T>
+  void decode(T& message) {
+    decode_struct(message);
+  }
+  bool ok() const { return ok_ && in_.ok(); }
+  size_t remaining() const { return in_.remaining(); }
+  int16_t version() const { return version_; }
+
+  template <class T>
+  void operator()(T& value, const F& f) {
+    if (!ok() || !f.versions.has(version_)) return;
+    if (f.tag >= 0 && flexible_ && f.tagged.has(version_)) {
+      if (tag_target_ == f.tag) read(value, f);  // inside the tagged section
+      return;
+    }
+    if (tag_target_ >= 0) return;  // tagged pass: plain fields were read already
+    read(value, f);
+  }
+
+ private:
+  void fail() { ok_ = false; }
+  bool nullable(const F& f) const { return f.nullable.has(version_); }
+
+  template <Struct T>
+  void decode_struct(T& s) {
+    const int32_t saved = tag_target_;
+    tag_target_ = -1;
+    s.visit(*this);
+    if (flexible_) read_tagged_section(s);
+    tag_target_ = saved;
+  }
+
+  template <Struct T>
+  void read_tagged_section(T& s) {
+    const uint32_t count = in_.uvarint32();
+    if (count > in_.remaining()) return fail();
+    for (uint32_t i = 0; i < count && ok(); ++i) {
+      const uint32_t tag = in_.uvarint32();
+      const uint32_t size = in_.uvarint32();
+      if (!in_.fits(size)) return fail();
+      const size_t end = in_.position() + size;
+      tag_target_ = int32_t(tag);
+      s.visit(*this);  // reads the field with this tag, if the struct has one
+      tag_target_ = -1;
+      if (in_.position() > end) return fail();
+      in_.skip(end - in_.position());  // unknown tags are skipped
+    }
+  }
+
+  // Length of a STRING/BYTES/ARRAY: -1 means null.
+  int64_t read_length(bool array_or_bytes) {
+    if (flexible_) return int64_t(in_.uvarint32()) - 1;
+    return array_or_bytes ? in_.i32() : in_.i16();
+  }
+
+  void read(int8_t& v, const F&) { v = in_.i8(); }
+  void read(int16_t& v, const F&) { v = in_.i16(); }
+  void read(int32_t& v, const F&) { v = in_.i32(); }
+  void read(int64_t& v, const F&) { v = in_.i64(); }
+  void read(uint16_t& v, const F&) { v = in_.u16(); }
+  void read(uint32_t& v, const F&) { v = in_.u32(); }
+  void read(bool& v, const F&) { v = in_.u8() != 0; }
+  void read(double& v, const F&) {
+    const uint64_t bits = uint64_t(in_.i64());
+    std::memcpy(&v, &bits, sizeof v);
+  }
+  void read(Uuid& v, const F&) {
+    const Bytes b = in_.take(16);
+    if (b.size() == 16) std::copy(b.begin(), b.end(), v.bytes.begin());
+  }
+  void read(std::optional<std::string>& v, const F& f) {
+    const int64_t n = read_length(false);
+    if (n < 0) {
+      if (!nullable(f) || n != -1) return fail();
+      v.reset();
+      return;
+    }
+    if (!in_.fits(n)) return fail();
+    v = std::string(as_string_view(in_.take(size_t(n))));
+  }
+  void read(std::string& v, const F& f) {
+    std::optional<std::string> s;
+    read(s, F{f.versions});
+    if (s) v = std::move(*s);
+  }
+  void read(std::optional<std::vector<uint8_t>>& v, const F& f) {
+    const int64_t n = read_length(true);
+    if (n < 0) {
+      if (!nullable(f) || n != -1) return fail();
+      v.reset();
+      return;
+    }
+    if (!in_.fits(n)) return fail();
+    const Bytes b = in_.take(size_t(n));
+    v.emplace(b.begin(), b.end());
+  }
+  void read(std::vector<uint8_t>& v, const F& f) {
+    std::optional<std::vector<uint8_t>> b;
+    read(b, F{f.versions});
+    if (b) v = std::move(*b);
+  }
+  void read(Records& v, const F&) {
+    const int64_t n = read_length(true);
+    if (n < 0) {
+      v = Records{};
+      return;
+    }
+    if (!in_.fits(n)) return fail();
+    const size_t at = in_.position();
+    in_.skip(size_t(n));
+    // The frame is writable (see the constructor): the view may be too.
+    v.data = MutableBytes(base_ + at, size_t(n));
+  }
+  template <Struct T>
+  void read(T& v, const F&) {
+    decode_struct(v);
+  }
+  template <class T>
+    requires(!std::is_same_v<T, uint8_t>)
+  void read(std::vector<T>& v, const F& f) {
+    std::optional<std::vector<T>> a;
+    read(a, F{f.versions});
+    if (a) v = std::move(*a);
+  }
+  template <class T>
+    requires(!std::is_same_v<T, uint8_t>)
+  void read(std::optional<std::vector<T>>& v, const F& f) {
+    const int64_t n = read_length(true);
+    if (n < 0) {
+      if (!nullable(f) || n != -1) return fail();
+      v.reset();
+      return;
+    }
+    // Every element takes at least one byte: a count above the bytes left is a lie.
+    if (uint64_t(n) > in_.remaining()) return fail();
+    v.emplace(size_t(n));
+    for (T& e : *v) {
+      if (!ok()) return;
+      read(e, F{f.versions});
+    }
+  }
+
+  uint8_t* base_;  // writable first byte of what in_ reads
+  ByteReader in_;
+  int16_t version_;
+  bool flexible_;
+  int32_t tag_target_ = -1;
+  bool ok_ = true;
+};
+
+// Writes a message of one version. RECORDS backed by a file become splices.
+class Encoder {
+ public:
+  Encoder(Output& out, int16_t version, bool flexible)
+      : out_(out), w_(out.bytes), version_(version), flexible_(flexible) {}
+
+  template <class T>
+  void encode(T& message) {
+    encode_struct(message);
+  }
+
+  template <class T>
+  void operator()(T& value, const F& f) {
+    if (!f.versions.has(version_)) return;
+    const bool tagged = f.tag >= 0 && flexible_ && f.tagged.has(version_);
+    if (collecting_tags_) {
+      if (tagged && !is_default(value, f)) tagged_.push_back({f.tag, encode_alone(value, f)});
+      return;
+    }
+    if (!tagged) write(value, f);
+  }
+
+ private:
+  struct Tagged {
+    int32_t tag;
+    std::vector<uint8_t> bytes;
+  };
+
+  template <class T>
+  void encode_struct(T& s) {
+    s.visit(*this);
+    if (!flexible_) return;
+    std::vector<Tagged> saved = std::move(tagged_);
+    tagged_.clear();
+    const bool was = collecting_tags_;
+    collecting_tags_ = true;
+    s.visit(*this);
+    collecting_tags_ = was;
+    std::sort(tagged_.begin(), tagged_.end(), [](auto& a, auto& b) { return a.tag < b.tag; });
+    w_.uvarint(tagged_.size());
+    for (const Tagged& t : tagged_) {
+      w_.uvarint(uint32_t(t.tag));
+      w_.uvarint(t.bytes.size());
+      w_.bytes(t.bytes);
+    }
+    tagged_ = std::move(saved);
+  }
+
+  template <class T>
+  std::vector<uint8_t> encode_alone(T& value, const F& f) {
+    Output o;
+    Encoder e(o, version_, flexible_);
+    e.write(value, f);
+    return std::move(o.bytes);
+  }
+
+  template <class T>
+  static bool is_default(const T& v, const F& f) {
+    if constexpr (std::is_integral_v<T>) {
+      return int64_t(v) == f.tag_default;
+    } else if constexpr (is_vector<T>::value) {
+      return v.empty();
+    } else if constexpr (requires { v.has_value(); }) {
+      return !v.has_value();
+    } else if constexpr (std::is_same_v<T, Uuid>) {
+      return v.is_zero();
+    } else {
+      return false;
+    }
+  }
+
+  void write_length(int64_t n, bool array_or_bytes) {
+    if (flexible_) {
+      w_.uvarint(uint64_t(n + 1));
+    } else if (array_or_bytes) {
+      w_.i32(int32_t(n));
+    } else {
+      w_.i16(int16_t(n));
+    }
+  }
+
+  void write(int8_t v, const F&) { w_.i8(v); }
+  void write(int16_t v, const F&) { w_.i16(v); }
+  void write(int32_t v, const F&) { w_.i32(v); }
+  void write(int64_t v, const F&) { w_.i64(v); }
+  void write(uint16_t v, const F&) { w_.i16(int16_t(v)); }
+  void write(uint32_t v, const F&) { w_.u32(v); }
+  void write(bool v, const F&) { w_.u8(v ? 1 : 0); }
+  void write(double v, const F&) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof v);
+    w_.i64(int64_t(bits));
+  }
+  void write(const Uuid& v, const F&) { w_.bytes(v.bytes); }
+  void write(const std::string& v, const F&) {
+    write_length(int64_t(v.size()), false);
+    w_.bytes(as_bytes(v));
+  }
+  void write(const std::optional<std::string>& v, const F& f) {
+    if (!v) return write_length(-1, false);
+    write(*v, f);
+  }
+  void write(const std::vector<uint8_t>& v, const F&) {
+    write_length(int64_t(v.size()), true);
+    w_.bytes(v);
+  }
+  void write(const std::optional<std::vector<uint8_t>>& v, const F& f) {
+    if (!v) return write_length(-1, true);
+    write(*v, f);
+  }
+  void write(const Records& v, const F&) {
+    if (v.is_null()) return write_length(-1, true);
+    write_length(int64_t(v.size()), true);
+    if (v.file) {
+      out_.splices.push_back({out_.bytes.size(), *v.file});
+    } else {
+      w_.bytes(*v.data);
+    }
+  }
+  template <class T>
+    requires requires(T& t, Encoder& e) { t.visit(e); }
+  void write(T& v, const F&) {
+    encode_struct(v);
+  }
+  template <class T>
+    requires(!std::is_same_v<T, uint8_t>)
+  void write(std::vector<T>& v, const F& f) {
+    write_length(int64_t(v.size()), true);
+    for (T& e : v) write(e, F{f.versions});
+  }
+  template <class T>
+    requires(!std::is_same_v<T, uint8_t>)
+  void write(std::optional<std::vector<T>>& v, const F& f) {
+    if (!v) return write_length(-1, true);
+    write(*v, f);
+  }
+
+  Output& out_;
+  ByteWriter w_;
+  int16_t version_;
+  bool flexible_;
+  bool collecting_tags_ = false;
+  std::vector<Tagged> tagged_;
+};
+
+}  // namespace strata::protocol
