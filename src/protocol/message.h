@@ -11,7 +11,9 @@
 // std::optional<std::string> (nullable STRING), std::vector<uint8_t> (BYTES), its
 // optional (nullable BYTES), Records (RECORDS), Uuid, std::vector<T> (ARRAY of T, T a
 // field type or a struct with visit), std::optional<std::vector<T>> (nullable ARRAY),
-// and a struct with visit (a nested STRUCT).
+// a struct with visit (a nested STRUCT), and std::optional of such a struct: a tagged
+// STRUCT that is written only when set, or a nullable STRUCT (a marker byte, -1 null
+// or 1 present, precedes it in the versions where it may be null).
 #pragma once
 
 #include <algorithm>
@@ -38,7 +40,8 @@ inline constexpr Versions kNoVersions{1, 0};
 
 // One field's schema: the versions it exists in, those where it may be null, and for a
 // tagged field its tag and tagged versions. A tagged scalar is written only when it
-// differs from `tag_default`; a tagged array or optional only when non-empty.
+// differs from `tag_default`; a tagged array only when non-empty, an optional (string,
+// bytes, struct) only when set, and a Uuid only when non-zero.
 struct F {
   Versions versions;
   Versions nullable = kNoVersions;
@@ -182,6 +185,15 @@ class Decoder {
   template <Struct T>
   void read(T& v, const F&) {
     decode_struct(v);
+  }
+  // Absent until read: a tagged struct not on the wire stays nullopt.
+  template <Struct T>
+  void read(std::optional<T>& v, const F& f) {
+    if (nullable(f) && in_.i8() < 0) {
+      v.reset();
+      return;
+    }
+    decode_struct(v.emplace());
   }
   template <class T>
     requires(!std::is_same_v<T, uint8_t>)
@@ -339,6 +351,18 @@ class Encoder {
     requires requires(T& t, Encoder& e) { t.visit(e); }
   void write(T& v, const F&) {
     encode_struct(v);
+  }
+  // Tagged: only reached when set (see is_default). Untagged and not nullable in this
+  // version: an unset struct goes out as its defaults, as Kafka's always-present one.
+  template <class T>
+    requires requires(T& t, Encoder& e) { t.visit(e); }
+  void write(std::optional<T>& v, const F& f) {
+    if (f.nullable.has(version_)) {
+      w_.i8(v ? 1 : -1);
+      if (!v) return;
+    }
+    T unset{};
+    encode_struct(v ? *v : unset);
   }
   template <class T>
     requires(!std::is_same_v<T, uint8_t>)

@@ -97,6 +97,68 @@ TEST(Message, TruncatedInputIsRejected) {
   }
 }
 
+// std::optional of a struct: tagged, it is written only when set; nullable, a marker
+// byte (-1 null, 1 present) precedes it; otherwise an unset one goes out as defaults.
+struct Point {
+  int32_t x = -1;
+  template <class V>
+  void visit(V& v) {
+    v(x, F{{0}});
+  }
+};
+struct WithOptionalStructs {
+  static constexpr int16_t kFlexibleFrom = 1;
+  std::optional<Point> plain;
+  std::optional<Point> nullable;
+  std::optional<Point> tagged;
+  template <class V>
+  void visit(V& v) {
+    v(plain, F{{0}});
+    v(nullable, F{.versions = {0}, .nullable = {0}});
+    v(tagged, F{.versions = {1}, .tag = 0, .tagged = {1}});
+  }
+};
+
+TEST(Message, OptionalStructUnsetIsDefaultsNullOrOmitted) {
+  WithOptionalStructs m;
+  auto v0 = encode(m, 0);
+  EXPECT_EQ(v0, (std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff, 0xff}));  // plain x=-1 | null
+  auto back0 = decode<WithOptionalStructs>(v0, 0);
+  ASSERT_TRUE(back0);
+  ASSERT_TRUE(back0->plain);
+  EXPECT_EQ(back0->plain->x, -1);
+  EXPECT_FALSE(back0->nullable);
+
+  auto v1 = encode(m, 1);
+  // plain x=-1 + its empty tag section | null marker | no tagged fields
+  EXPECT_EQ(v1, (std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff, 0, 0xff, 0}));
+  auto back1 = decode<WithOptionalStructs>(v1, 1);
+  ASSERT_TRUE(back1);
+  EXPECT_FALSE(back1->tagged);
+}
+
+TEST(Message, OptionalStructSetIsWrittenEvenAsDefaults) {
+  WithOptionalStructs m;
+  m.plain = Point{1};
+  m.nullable = Point{2};
+  m.tagged = Point{};  // set, though equal to the defaults
+  auto v1 = encode(m, 1);
+  const std::vector<uint8_t> want = {0, 0, 0, 1, 0,           // plain
+                                     1, 0, 0, 0, 2, 0,        // marker 1 | nullable
+                                     1, 0, 5,                 // one tag: 0, 5 bytes
+                                     0xff, 0xff, 0xff, 0xff, 0};  // x=-1 | tag section
+  EXPECT_EQ(v1, want);
+  auto back = decode<WithOptionalStructs>(v1, 1);
+  ASSERT_TRUE(back);
+  ASSERT_TRUE(back->nullable);
+  EXPECT_EQ(back->nullable->x, 2);
+  ASSERT_TRUE(back->tagged);
+  EXPECT_EQ(back->tagged->x, -1);
+
+  std::vector<uint8_t> bad_marker_cut = {0, 0, 0, 1, 1};  // marker says present, no body
+  EXPECT_FALSE(decode<WithOptionalStructs>(bad_marker_cut, 0));
+}
+
 TEST(Headers, RequestHeaderV1AndV2) {
   std::vector<uint8_t> frame = {0, 18, 0, 3, 0, 0, 0, 42, 0, 3, 'c', 'l', 'i', 0};
   auto h = parse_request_header(frame, 2);

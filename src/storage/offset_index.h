@@ -28,7 +28,9 @@ class OffsetIndex {
  public:
   // Opens (or creates) `path`. An existing file's entries are all of its whole 8-byte
   // entries (Kafka's rule; a crashed preallocated file is rebuilt by recovery). The file is
-  // resized to `max_index_bytes` when `writable` (the active segment).
+  // resized to `max_index_bytes` when `writable` (the active segment). A read-only index
+  // must exist, is never created or resized by open, and rejects appends (kIndexFull). The
+  // destructor only unmaps: call trim() on roll and close (time index alike).
   static Result<OffsetIndex, StorageError> open(const std::string& path, Offset base_offset,
                                                 size_t max_index_bytes, bool writable);
   OffsetIndex(OffsetIndex&&) noexcept;
@@ -43,6 +45,8 @@ class OffsetIndex {
   // Appends an entry. Requires !full(), offset > last entry's offset (or the first entry),
   // offset - base < 2^31, and position >= the last entry's position.
   Result<void, StorageError> append(Offset offset, uint32_t position);
+  // The n-th entry (Kafka's entry(n), for tools). Requires n < entries().
+  OffsetPosition entry(size_t n) const;
   // The entry with the largest offset <= target, or (base_offset, 0) if none.
   OffsetPosition lookup(Offset target) const;
   // Removes entries with offset >= target (log truncation).

@@ -43,6 +43,8 @@ class TimeIndex {
   // far and its offset.
   Result<void, StorageError> maybe_append(int64_t timestamp, Offset offset,
                                           bool skip_full_check = false);
+  // The n-th entry (Kafka's entry(n), for tools). Requires n < entries().
+  TimestampOffset entry(size_t n) const;
   // The entry with the largest timestamp <= target, or (-1, base_offset) if none.
   TimestampOffset lookup(int64_t target) const;
   // Removes entries with offset >= target.

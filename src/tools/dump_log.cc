@@ -7,6 +7,7 @@
 
 #include "record/log_scanner.h"
 #include "record/validate.h"
+#include "tools/dump_index.h"
 #include "tools/dump_log_print.h"
 #include "tools/explain.h"
 #include "tools/mapped_file.h"
@@ -138,9 +139,18 @@ int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream&
   int status = 0;
   std::vector<SegmentDump> dumps;
   dumps.reserve(options.files.size());
+  IndexDumpErrors index_errors;
   for (const std::string& path : options.files) {
     out << "Dumping " << path << "\n";
     const std::string suffix = suffix_of(path);
+    if (suffix == ".index") {
+      status |= dump_offset_index(path, options, out, err, index_errors);
+      continue;
+    }
+    if (suffix == ".timeindex") {
+      status |= dump_time_index(path, options, out, err, index_errors);
+      continue;
+    }
     if (suffix != ".log") {
       err << "Ignoring unknown file " << path << "\n";
       continue;
@@ -149,6 +159,7 @@ int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream&
     d.deep = options.deep_iteration || options.print_data_log;
     status |= dump_segment(d);
   }
+  index_errors.print(err);
   for (const SegmentDump& d : dumps) print_gaps(d);
   out.flush();
   return status;

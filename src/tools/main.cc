@@ -1,8 +1,9 @@
-// strata: the single binary. Subcommands: dump-log (more arrive with each layer).
+// strata: the single binary. Subcommands: broker, dump-log.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "tools/broker_command.h"
 #include "tools/dump_log.h"
 
 namespace {
@@ -21,6 +22,13 @@ void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
                 "and value");
   cmd->add_option("--max-bytes", o.max_bytes, "Read at most this many bytes of each log file")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--verify-index-only", o.verify_index_only,
+                "Check .index/.timeindex entries against the log without printing them");
+  cmd->add_flag("--index-sanity-check", o.index_sanity_check,
+                "Run only the broker's start-up sanity check on .index/.timeindex files");
+  cmd->add_option("--max-message-size", o.max_message_size,
+                  "Size of the largest message (bytes read at each .index entry)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 }  // namespace
@@ -30,7 +38,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   strata::tools::DumpLogOptions dump;
   add_dump_log(app, dump);
+  strata::tools::BrokerArgs broker;
+  strata::tools::add_broker_command(app, broker);
   CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

@@ -1,0 +1,158 @@
+#include "broker/broker.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+#include "broker/dispatch.h"
+#include "protocol/apis/api_versions.h"
+#include "storage/checkpoint.h"
+
+namespace strata::broker {
+
+int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+Broker::Broker(BrokerConfig config) : config_(std::move(config)) {}
+
+Broker::~Broker() { stop(); }
+
+storage::LogConfig Broker::log_config_for(const std::string& topic) const {
+  storage::LogConfig c = config_.log_defaults;
+  if (auto t = topics_.get(topic)) {
+    if (auto r = c.apply(t->configs); !r) spdlog::warn("topic {}: {}", topic, r.error());
+  }
+  return c;
+}
+
+Result<void, std::string> Broker::start() {
+  const auto started = std::chrono::steady_clock::now();
+  if (auto r = topics_.load(config_.log_dir + "/strata-topics.json"); !r) return r;
+  sync_ = std::make_unique<storage::SyncService>();
+  storage::LogManagerOptions o;
+  o.log_dir = config_.log_dir;
+  o.node_id = NodeId(config_.node_id);
+  o.now_ms = now_ms();
+  o.sync = sync_.get();
+  o.config_for = [this](const std::string& topic) { return log_config_for(topic); };
+  auto logs = storage::LogManager::open(o);
+  if (!logs) return fail(logs.error().message());
+  logs_ = std::move(*logs);
+  net::NetConfig n;
+  n.host = config_.listener_host;
+  n.port = config_.listener_port;
+  n.shards = config_.shards > 0 ? size_t(config_.shards)
+                                : std::max<size_t>(1, std::thread::hardware_concurrency());
+  n.socket_request_max_bytes = config_.socket_request_max_bytes;
+  n.max_connections = config_.max_connections;
+  server_ = std::make_unique<net::Server>(n, *this);
+  std::string error;
+  if (!server_->listen(error)) return fail(error);
+  server_->start();
+  start_maintenance();
+  const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - started).count() / 1000.0;
+  spdlog::info("strata broker {} ready on {}:{} ({} shards, log dir {}, cluster {}) in {:.1f} ms",
+               config_.node_id, config_.listener_host, server_->bound_port(), n.shards,
+               config_.log_dir, logs_->cluster_id(), ms);
+  return {};
+}
+
+void Broker::start_maintenance() {
+  // Retention, delayed deletes and flush.ms run on each partition's owning shard;
+  // checkpoints are written from shard 0. Every few seconds, cheap when idle.
+  maintenance_ = std::make_unique<asio::steady_timer>(shard(0));
+  auto tick = std::make_shared<std::function<void()>>();
+  *tick = [this, tick] {
+    maintenance_->expires_after(std::chrono::seconds(1));
+    maintenance_->async_wait([this, tick](asio::error_code ec) {
+      if (ec || stopped_) return;
+      static int64_t last_retention = 0, last_checkpoint = 0;
+      const int64_t now = now_ms();
+      const bool retention = now - last_retention >= config_.log_retention_check_interval_ms;
+      if (retention) last_retention = now;
+      for (const auto& tp : logs_->partitions()) {
+        asio::post(shard(owner_shard(tp)), [this, tp, now, retention] {
+          storage::Log* log = logs_->get(tp);
+          if (log == nullptr) return;
+          log->tick(now);
+          if (retention) {
+            if (auto r = log->apply_retention(now); r && *r > 0) {
+              spdlog::info("retention deleted {} segments of {}-{}", *r, tp.topic,
+                           tp.partition.value());
+            }
+          }
+        });
+      }
+      if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
+        last_checkpoint = now;
+        if (auto r = logs_->checkpoint(); !r) spdlog::error("checkpoint: {}", r.error().message());
+      }
+      (*tick)();
+    });
+  };
+  asio::post(shard(0), *tick);
+}
+
+void Broker::stop() {
+  if (stopped_ || !server_) return;
+  stopped_ = true;
+  server_->stop();
+  if (auto r = logs_->shutdown(); !r) {
+    spdlog::error("clean shutdown failed: {}", r.error().message());
+  } else {
+    spdlog::info("clean shutdown: logs flushed and checkpointed");
+  }
+  sync_.reset();
+}
+
+uint16_t Broker::port() const { return server_ ? server_->bound_port() : 0; }
+
+size_t Broker::owner_shard(const storage::TopicPartition& tp) const {
+  const size_t h = std::hash<std::string>{}(tp.topic) * 31 + size_t(tp.partition.value());
+  return h % server_->shard_count();
+}
+
+asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& frame) {
+  auto prefix = protocol::parse_request_header_prefix(frame.bytes);
+  if (!prefix) co_return std::nullopt;
+  const ApiEntry* api = find_api(prefix->api_key);
+  if (api == nullptr) {
+    spdlog::warn("closing {}: unknown API key {}", frame.client_address, prefix->api_key);
+    co_return std::nullopt;
+  }
+  const int16_t version = prefix->api_version;
+  if (!api->versions.has(version)) {
+    if (prefix->api_key == protocol::kApiVersionsKey) {
+      // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our versions, so the client
+      // can retry with one we know.
+      protocol::ApiVersionsResponse r;
+      r.error_code = 35;
+      for (const ApiEntry& e : api_table()) {
+        r.api_keys.push_back({e.key, e.versions.min, e.versions.max});
+      }
+      protocol::Output out;
+      protocol::write_response_header(out, prefix->correlation_id, 0);
+      protocol::Encoder enc(out, 0, false);
+      enc.encode(r);
+      co_return out;
+    }
+    spdlog::warn("closing {}: {} v{} is not supported (supported {}-{})", frame.client_address,
+                 api->name, version, api->versions.min, api->versions.max);
+    co_return std::nullopt;
+  }
+  const int header_version = version >= api->flexible_from ? 2 : 1;
+  auto header = protocol::parse_request_header(frame.bytes, header_version);
+  if (!header) {
+    spdlog::warn("closing {}: malformed request header", frame.client_address);
+    co_return std::nullopt;
+  }
+  RequestContext ctx{*header, frame};
+  co_return co_await api->serve(*this, ctx);
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,140 @@
+#include "broker/config.h"
+
+#include <spdlog/spdlog.h>
+
+#include <charconv>
+#include <fstream>
+#include <functional>
+
+namespace strata::broker {
+namespace {
+
+std::string trim(std::string s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  const auto b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+template <class T>
+Result<void, std::string> to_int(const std::string& key, const std::string& v, T& out) {
+  T x{};
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size()) return fail(key + ": not a number: " + v);
+  out = x;
+  return {};
+}
+
+// "PLAINTEXT://host:port" (the first listener); other security protocols come later.
+Result<void, std::string> parse_listener(const std::string& key, const std::string& v,
+                                         std::string& host, uint16_t& port) {
+  std::string first = v.substr(0, v.find(','));
+  const auto scheme = first.find("://");
+  if (scheme == std::string::npos) return fail(key + ": expected NAME://host:port: " + v);
+  const std::string name = first.substr(0, scheme);
+  if (name != "PLAINTEXT") return fail(key + ": only PLAINTEXT listeners are supported: " + v);
+  const std::string hostport = first.substr(scheme + 3);
+  const auto colon = hostport.rfind(':');
+  if (colon == std::string::npos) return fail(key + ": missing port: " + v);
+  host = hostport.substr(0, colon);
+  if (host.empty()) host = "0.0.0.0";
+  int32_t p = 0;
+  if (auto r = to_int(key, hostport.substr(colon + 1), p); !r) return r;
+  if (p < 0 || p > 65535) return fail(key + ": bad port: " + v);
+  port = uint16_t(p);
+  return {};
+}
+
+}  // namespace
+
+Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::string>& props) {
+  using Setter = std::function<Result<void, std::string>(const std::string&, const std::string&)>;
+  auto bool_of = [](bool& out) {
+    return [&out](const std::string& k, const std::string& v) -> Result<void, std::string> {
+      if (v != "true" && v != "false") return fail(k + ": expected true or false: " + v);
+      out = v == "true";
+      return {};
+    };
+  };
+  // Broker log.* settings map onto topic-config defaults.
+  auto topic = [this](const char* name) {
+    return [this, name](const std::string&, const std::string& v) {
+      return log_defaults.apply({{name, v}});
+    };
+  };
+  auto scaled = [this](const char* name, int64_t factor) {
+    return [this, name, factor](const std::string& k, const std::string& v) -> Result<void, std::string> {
+      int64_t x = 0;
+      if (auto r = to_int(k, v, x); !r) return r;
+      return log_defaults.apply({{name, std::to_string(x < 0 ? x : x * factor)}});
+    };
+  };
+  const std::map<std::string, Setter> setters = {
+      {"listeners", [this](auto& k, auto& v) { return parse_listener(k, v, listener_host, listener_port); }},
+      {"advertised.listeners", [this](auto& k, auto& v) { return parse_listener(k, v, advertised_host, advertised_port); }},
+      {"log.dirs", [this](auto&, auto& v) { log_dir = v.substr(0, v.find(',')); return Result<void, std::string>{}; }},
+      {"log.dir", [this](auto&, auto& v) { log_dir = v; return Result<void, std::string>{}; }},
+      {"node.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
+      {"broker.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
+      {"num.partitions", [this](auto& k, auto& v) { return to_int(k, v, num_partitions); }},
+      {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
+      {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},
+      {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, message_max_bytes); !r) return r;
+         return log_defaults.apply({{"max.message.bytes", v}});
+       }},
+      {"socket.request.max.bytes", [this](auto& k, auto& v) { return to_int(k, v, socket_request_max_bytes); }},
+      {"max.connections", [this](auto& k, auto& v) { return to_int(k, v, max_connections); }},
+      {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},
+      {"strata.shards", [this](auto& k, auto& v) { return to_int(k, v, shards); }},
+      {"log.segment.bytes", topic("segment.bytes")},
+      {"log.roll.ms", topic("segment.ms")},
+      {"log.roll.hours", scaled("segment.ms", 3600000)},
+      {"log.index.size.max.bytes", topic("segment.index.bytes")},
+      {"log.index.interval.bytes", topic("index.interval.bytes")},
+      {"log.retention.ms", topic("retention.ms")},
+      {"log.retention.minutes", scaled("retention.ms", 60000)},
+      {"log.retention.hours", scaled("retention.ms", 3600000)},
+      {"log.retention.bytes", topic("retention.bytes")},
+      {"log.flush.interval.messages", topic("flush.messages")},
+      {"log.flush.interval.ms", topic("flush.ms")},
+      {"log.segment.delete.delay.ms", topic("file.delete.delay.ms")},
+      {"log.cleanup.policy", topic("cleanup.policy")},
+      {"log.message.timestamp.type", topic("message.timestamp.type")},
+  };
+  // Kafka gives ms precedence over minutes over hours; apply in that order of weakness.
+  static const char* const kWeakestFirst[] = {"log.retention.hours", "log.retention.minutes",
+                                              "log.retention.ms", "log.roll.hours", "log.roll.ms"};
+  std::map<std::string, std::string> rest = props;
+  for (const char* key : kWeakestFirst) {
+    if (auto it = rest.find(key); it != rest.end()) {
+      if (auto r = setters.at(key)(it->first, it->second); !r) return r;
+      rest.erase(it);
+    }
+  }
+  for (const auto& [key, value] : rest) {
+    auto it = setters.find(key);
+    if (it == setters.end()) {
+      spdlog::info("ignoring unknown or unsupported broker setting {}", key);
+      continue;
+    }
+    if (auto r = it->second(key, value); !r) return r;
+  }
+  return {};
+}
+
+Result<std::map<std::string, std::string>, std::string> read_properties_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fail("cannot read " + path);
+  std::map<std::string, std::string> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == '!') continue;
+    const auto sep = line.find_first_of("=:");
+    if (sep == std::string::npos) return fail(path + ": not key=value: " + line);
+    out[trim(line.substr(0, sep))] = trim(line.substr(sep + 1));
+  }
+  return out;
+}
+
+}  // namespace strata::broker

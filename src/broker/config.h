@@ -1,0 +1,48 @@
+// Broker configuration in Kafka's server.properties names, with Kafka's defaults where
+// Kafka has one and the embedded default (one node on 127.0.0.1:9092, ./strata-data)
+// where Kafka would need an operator's choice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "common/result.h"
+#include "storage/log_config.h"
+
+namespace strata::broker {
+
+struct BrokerConfig {
+  std::string listener_host = "127.0.0.1";    // listeners=PLAINTEXT://127.0.0.1:9092
+  uint16_t listener_port = 9092;
+  std::string advertised_host;                // advertised.listeners (default: the listener)
+  uint16_t advertised_port = 0;
+  std::string log_dir = "strata-data";        // log.dirs / log.dir
+  int32_t node_id = 1;                        // node.id / broker.id
+  int32_t num_partitions = 1;                 // num.partitions
+  int16_t default_replication_factor = 1;     // default.replication.factor
+  bool auto_create_topics_enable = true;      // auto.create.topics.enable
+  int32_t message_max_bytes = 1048588;        // message.max.bytes
+  int32_t socket_request_max_bytes = 104857600;  // socket.request.max.bytes
+  int32_t max_connections = 2147483647;       // max.connections
+  int64_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
+  int32_t shards = 0;                         // strata.shards (0: one per core)
+  std::string topic_creation_policy;          // none yet
+  // Topic-config defaults derived from the log.* broker settings.
+  storage::LogConfig log_defaults;
+
+  // Applies "key=value" settings (a server.properties file, then --override).
+  // Unknown keys are logged and ignored, as Kafka does; bad values are errors.
+  Result<void, std::string> apply(const std::map<std::string, std::string>& props);
+  std::string advertised_host_or_listener() const {
+    return advertised_host.empty() ? listener_host : advertised_host;
+  }
+  uint16_t advertised_port_or_listener() const {
+    return advertised_port == 0 ? listener_port : advertised_port;
+  }
+};
+
+// Reads a Java properties file (key=value or key: value lines, # and ! comments).
+Result<std::map<std::string, std::string>, std::string> read_properties_file(const std::string& path);
+
+}  // namespace strata::broker

@@ -1,0 +1,36 @@
+// serve<Req, Resp, handler>: the one decode -> handle -> encode path every API uses.
+#pragma once
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+#include "broker/dispatch.h"
+#include "protocol/headers.h"
+#include "protocol/message.h"
+
+namespace strata::broker {
+
+template <class Req, class Resp, Handler<Req, Resp> handler>
+asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestContext& ctx) {
+  const int16_t version = ctx.header.api_version;
+  const bool flexible = version >= Req::kFlexibleFrom;
+  Req request;
+  auto& frame = const_cast<net::Frame&>(ctx.frame);  // writable: records are stamped in place
+  protocol::Decoder decoder(frame.bytes, ctx.header.size, version, flexible);
+  decoder.decode(request);
+  if (!decoder.ok()) {
+    spdlog::warn("closing {}: malformed {} v{} request (correlation id {})",
+                 ctx.frame.client_address, int(Req::kApiKey), version, ctx.header.correlation_id);
+    co_return std::nullopt;
+  }
+  Resp response = co_await handler(broker, ctx, request);
+  protocol::Output out;
+  // ApiVersions answers with header v0 always, so any client can read it.
+  const bool header_v1 = flexible && Req::kApiKey != protocol::kApiVersionsKey;
+  protocol::write_response_header(out, ctx.header.correlation_id, header_v1 ? 1 : 0);
+  protocol::Encoder encoder(out, version, flexible);
+  encoder.encode(response);
+  co_return out;
+}
+
+}  // namespace strata::broker

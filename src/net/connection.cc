@@ -1,0 +1,151 @@
+#include "net/connection.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "common/bytes.h"
+
+namespace strata::net {
+
+namespace {
+constexpr size_t kFileChunkBytes = 1 << 20;
+
+// Waits on a timer used as an event: returns when it is cancelled (notified).
+asio::awaitable<void> wait_event(asio::steady_timer& t) {
+  asio::error_code ec;
+  t.expires_at(asio::steady_timer::time_point::max());
+  co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+}  // namespace
+
+Connection::Connection(asio::ip::tcp::socket socket, size_t shard, const NetConfig& config,
+                       RequestHandler& handler)
+    : socket_(std::move(socket)),
+      shard_(shard),
+      config_(config),
+      handler_(handler),
+      queue_changed_(socket_.get_executor()) {
+  asio::error_code ec;
+  const auto ep = socket_.remote_endpoint(ec);
+  peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+void Connection::start() {
+  auto self = shared_from_this();
+  asio::co_spawn(socket_.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
+  asio::co_spawn(socket_.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+}
+
+void Connection::close() {
+  if (closed_) return;
+  closed_ = true;
+  asio::error_code ec;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  socket_.close(ec);
+  queue_changed_.cancel();
+}
+
+asio::awaitable<void> Connection::read_loop() {
+  auto self = shared_from_this();
+  for (;;) {
+    uint8_t size_bytes[4];
+    asio::error_code ec;
+    co_await asio::async_read(socket_, asio::buffer(size_bytes),
+                              asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    const int32_t size = int32_t(load_be32(size_bytes));
+    if (size < 8 || size > config_.socket_request_max_bytes) {
+      // Kafka closes the connection on a frame it will not read (InvalidReceiveException).
+      spdlog::warn("closing {}: request size {} outside [8, socket.request.max.bytes={}]", peer_,
+                   size, config_.socket_request_max_bytes);
+      break;
+    }
+    Frame frame;
+    frame.bytes.resize(size_t(size));
+    frame.client_address = peer_;
+    frame.shard = shard_;
+    co_await asio::async_read(socket_, asio::buffer(frame.bytes),
+                              asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) break;
+    while (!closed_ && queue_.size() >= config_.max_inflight_per_connection) {
+      co_await wait_event(queue_changed_);
+    }
+    if (closed_) break;
+    auto slot = std::make_shared<Pending>(socket_.get_executor());
+    slot->done.expires_at(asio::steady_timer::time_point::max());
+    queue_.push_back(slot);
+    queue_changed_.cancel();
+    asio::co_spawn(socket_.get_executor(), handle(slot, std::move(frame)), asio::detached);
+  }
+  close();
+}
+
+asio::awaitable<void> Connection::handle(std::shared_ptr<Pending> slot, Frame frame) {
+  auto self = shared_from_this();
+  try {
+    slot->response = co_await handler_.handle(frame);
+  } catch (const std::exception& e) {
+    spdlog::error("request from {} failed: {}", peer_, e.what());
+    slot->response.reset();
+  }
+  slot->ready = true;
+  slot->done.cancel();
+}
+
+asio::awaitable<void> Connection::write_loop() {
+  auto self = shared_from_this();
+  while (!closed_) {
+    if (queue_.empty()) {
+      co_await wait_event(queue_changed_);
+      continue;
+    }
+    auto slot = queue_.front();
+    while (!slot->ready && !closed_) {
+      asio::error_code ec;
+      co_await slot->done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    if (closed_) break;
+    if (!slot->response) break;  // the handler asked to close the connection
+    if (slot->response->total_size() > 0 && !co_await send(*slot->response)) break;
+    queue_.pop_front();
+    queue_changed_.cancel();
+  }
+  close();
+}
+
+// Size prefix, then the bytes with file slices spliced in where they belong.
+asio::awaitable<bool> Connection::send(const protocol::Output& out) {
+  asio::error_code ec;
+  uint8_t size_bytes[4];
+  store_be32(size_bytes, uint32_t(out.total_size()));
+  co_await asio::async_write(socket_, asio::buffer(size_bytes),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  if (ec) co_return false;
+  size_t from = 0;
+  std::vector<uint8_t> chunk;
+  for (const protocol::Splice& s : out.splices) {
+    co_await asio::async_write(socket_, asio::buffer(out.bytes.data() + from, s.at - from),
+                               asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return false;
+    from = s.at;
+    // pread + write: measured faster than sendfile on this machine class (issue 4 note;
+    // see docs/performance.md).
+    for (uint64_t done = 0; done < s.slice.size;) {
+      const size_t n = size_t(std::min<uint64_t>(kFileChunkBytes, s.slice.size - done));
+      chunk.resize(n);
+      const ssize_t got = ::pread(s.slice.fd, chunk.data(), n, off_t(s.slice.position + done));
+      if (got <= 0) co_return false;  // the file shrank under us: drop the connection
+      co_await asio::async_write(socket_, asio::buffer(chunk.data(), size_t(got)),
+                                 asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return false;
+      done += uint64_t(got);
+    }
+  }
+  co_await asio::async_write(socket_, asio::buffer(out.bytes.data() + from, out.bytes.size() - from),
+                             asio::redirect_error(asio::use_awaitable, ec));
+  co_return !ec;
+}
+
+}  // namespace strata::net

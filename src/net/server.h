@@ -1,0 +1,77 @@
+// The network layer: listeners, connections, framing, ordered responses.
+//
+// Shards: one io_context per shard, each run by one thread; a connection lives on one
+// shard for its whole life (accepted sockets are dealt out round-robin). A connection
+// reads size-prefixed request frames and hands each to the RequestHandler as soon as it
+// arrives, so pipelined requests are handled concurrently (a durable produce waiting for
+// fdatasync does not hold up the next request), while responses go back strictly in
+// request order, as Kafka clients require.
+#pragma once
+
+#include <asio.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "protocol/output.h"
+
+namespace strata::net {
+
+struct Frame {
+  std::vector<uint8_t> bytes;  // the request, without its 4-byte size; writable
+  std::string client_address;  // "ip:port" of the peer
+  size_t shard = 0;            // the shard the connection lives on
+};
+
+// What the broker does with a request. Runs on the connection's shard. An Output with
+// no bytes means "no response" (acks=0 produce); a null optional closes the connection.
+class RequestHandler {
+ public:
+  virtual ~RequestHandler() = default;
+  virtual asio::awaitable<std::optional<protocol::Output>> handle(Frame& frame) = 0;
+};
+
+struct NetConfig {
+  std::string host = "127.0.0.1";
+  uint16_t port = 9092;
+  size_t shards = 1;
+  int32_t socket_request_max_bytes = 104857600;      // socket.request.max.bytes
+  size_t max_inflight_per_connection = 64;           // pipelined requests handled at once
+  int32_t max_connections = 10000;                    // max.connections
+};
+
+class Server {
+ public:
+  Server(const NetConfig& config, RequestHandler& handler);
+  ~Server();
+
+  // Binds the listener; false with a message when the port cannot be had.
+  bool listen(std::string& error);
+  uint16_t bound_port() const { return port_; }
+  // Starts one thread per shard; returns immediately.
+  void start();
+  // Stops accepting, closes connections, joins the threads.
+  void stop();
+
+  size_t shard_count() const { return shards_.size(); }
+  asio::io_context& shard(size_t i) { return *shards_[i]; }
+
+ private:
+  asio::awaitable<void> accept_loop();
+
+  NetConfig config_;
+  RequestHandler& handler_;
+  std::vector<std::unique_ptr<asio::io_context>> shards_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
+  std::vector<std::thread> threads_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  uint16_t port_ = 0;
+  size_t next_shard_ = 0;
+};
+
+}  // namespace strata::net

@@ -1,0 +1,181 @@
+#include "storage/log_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <random>
+
+namespace strata::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr const char* kMetaProperties = "meta.properties";
+constexpr const char* kRecoveryPoints = "recovery-point-offset-checkpoint";
+constexpr const char* kLogStarts = "log-start-offset-checkpoint";
+constexpr const char* kReplicationOffsets = "replication-offset-checkpoint";
+
+// A Kafka-style cluster id: 16 random bytes in URL-safe base64 without padding (22 chars).
+std::string random_cluster_id() {
+  static const char* kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::random_device rd;
+  std::string id;
+  for (int i = 0; i < 22; ++i) id += kAlphabet[rd() % 64];
+  return id;
+}
+}  // namespace
+
+std::string partition_dir_name(const TopicPartition& tp) {
+  return tp.topic + "-" + std::to_string(tp.partition.value());
+}
+
+std::optional<TopicPartition> parse_partition_dir_name(const std::string& name) {
+  const size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == name.size()) return std::nullopt;
+  int32_t p = 0;
+  for (size_t i = dash + 1; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || p > 100000000) return std::nullopt;
+    p = p * 10 + (name[i] - '0');
+  }
+  TopicPartition tp{name.substr(0, dash), PartitionId(p)};
+  if (!valid_topic_name(tp.topic)) return std::nullopt;
+  return tp;
+}
+
+Result<std::unique_ptr<LogManager>, StorageError> LogManager::open(const LogManagerOptions& options) {
+  std::unique_ptr<LogManager> m(new LogManager(options));
+  if (auto r = m->load(); !r) return fail(r.error());
+  return m;
+}
+
+LogManager::~LogManager() = default;
+
+Result<void, StorageError> LogManager::load() {
+  const std::string& dir = options_.log_dir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return fail(storage_error(StorageErrc::kIo, "mkdir " + dir + ": " + ec.message()));
+  auto meta = read_meta_properties(dir + "/" + kMetaProperties);
+  if (!meta) return fail(meta.error());
+  if (*meta && (*meta)->cluster_id) {
+    cluster_id_ = *(*meta)->cluster_id;
+  } else {
+    MetaProperties props;
+    props.cluster_id = cluster_id_ = random_cluster_id();
+    props.node_id = options_.node_id;
+    if (auto w = write_meta_properties(dir + "/" + kMetaProperties, props); !w) return w;
+    spdlog::info("formatted log dir {} (cluster id {})", dir, cluster_id_);
+  }
+  auto marker = consume_clean_shutdown_marker(dir);
+  if (!marker) return fail(marker.error());
+  clean_ = marker->has_value();
+  auto recovery = read_offset_checkpoint(dir + "/" + kRecoveryPoints);
+  if (!recovery) return fail(recovery.error());
+  auto starts = read_offset_checkpoint(dir + "/" + kLogStarts);
+  if (!starts) return fail(starts.error());
+
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (!entry.is_directory()) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with("-delete")) {  // a deletion interrupted by a crash
+      fs::remove_all(entry.path(), ec);
+      continue;
+    }
+    auto tp = parse_partition_dir_name(name);
+    if (!tp) continue;
+    LogOptions o;
+    o.config = options_.config_for ? options_.config_for(tp->topic) : LogConfig{};
+    o.clean_shutdown = clean_;
+    o.now_ms = options_.now_ms;
+    o.sync = options_.sync;
+    if (auto it = recovery->find(*tp); it != recovery->end()) o.recovery_point = it->second;
+    if (auto it = starts->find(*tp); it != starts->end()) o.log_start_offset = it->second;
+    auto log = Log::open(entry.path().string(), o);
+    if (!log) return fail(log.error());
+    for (const std::string& note : (*log)->recovery_report().notes) {
+      spdlog::warn("recovery of {}: {}", name, note);
+    }
+    logs_.emplace(*tp, std::move(*log));
+  }
+  spdlog::info("loaded {} partition logs from {} ({} shutdown)", logs_.size(), dir,
+               clean_ ? "clean" : "unclean");
+  return {};
+}
+
+Log* LogManager::get(const TopicPartition& tp) const {
+  std::shared_lock lock(mu_);
+  auto it = logs_.find(tp);
+  return it == logs_.end() ? nullptr : it->second.get();
+}
+
+Result<Log*, StorageError> LogManager::create(const TopicPartition& tp, const LogConfig& config,
+                                              int64_t now_ms) {
+  std::unique_lock lock(mu_);
+  if (auto it = logs_.find(tp); it != logs_.end()) return it->second.get();
+  LogOptions o;
+  o.config = config;
+  o.clean_shutdown = true;  // a new, empty directory
+  o.now_ms = now_ms;
+  o.sync = options_.sync;
+  auto log = Log::open(options_.log_dir + "/" + partition_dir_name(tp), o);
+  if (!log) return fail(log.error());
+  Log* raw = log->get();
+  logs_.emplace(tp, std::move(*log));
+  return raw;
+}
+
+Result<void, StorageError> LogManager::remove(const TopicPartition& tp) {
+  std::unique_ptr<Log> log;
+  {
+    std::unique_lock lock(mu_);
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) return {};
+    log = std::move(it->second);
+    logs_.erase(it);
+  }
+  const std::string from = log->dir();
+  log.reset();
+  const std::string to = from + "." + random_cluster_id() + "-delete";
+  if (auto r = rename_file(from, to); !r) return r;
+  std::error_code ec;
+  fs::remove_all(to, ec);
+  return {};
+}
+
+std::vector<TopicPartition> LogManager::partitions() const {
+  std::shared_lock lock(mu_);
+  std::vector<TopicPartition> out;
+  for (const auto& [tp, log] : logs_) out.push_back(tp);
+  return out;
+}
+
+Result<void, StorageError> LogManager::checkpoint() {
+  std::lock_guard guard(checkpoint_mu_);
+  OffsetCheckpoint recovery, starts, replication;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [tp, log] : logs_) {
+      recovery[tp] = log->recovery_point();
+      starts[tp] = log->log_start_offset();
+      replication[tp] = log->log_end_offset();  // single node: the high watermark is the end
+    }
+  }
+  const std::string& dir = options_.log_dir;
+  if (auto r = write_offset_checkpoint(dir + "/" + kRecoveryPoints, recovery); !r) return r;
+  if (auto r = write_offset_checkpoint(dir + "/" + kLogStarts, starts); !r) return r;
+  return write_offset_checkpoint(dir + "/" + kReplicationOffsets, replication);
+}
+
+Result<void, StorageError> LogManager::shutdown() {
+  {
+    std::unique_lock lock(mu_);
+    for (auto& [tp, log] : logs_) {
+      if (auto r = log->close(); !r) return r;
+    }
+  }
+  if (auto r = checkpoint(); !r) return r;
+  return write_clean_shutdown_marker(options_.log_dir, 0);
+}
+
+}  // namespace strata::storage
