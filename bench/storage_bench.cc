@@ -493,12 +493,14 @@ void BM_RecoverLogOpenUnclean(benchmark::State& state) {
 
 // Per shape (batch bytes, value bytes), the baseline and right after it its subjects.
 bool register_recovery_benchmarks() {
+  using Fn = void (*)(benchmark::State&);
+  const std::pair<const char*, Fn> runs[] = {{"BM_RecoverReadCrc", BM_RecoverReadCrc},
+                                             {"BM_RecoverSegment", BM_RecoverSegment},
+                                             {"BM_RecoverLogOpenUnclean", BM_RecoverLogOpenUnclean}};
   const std::pair<int64_t, int64_t> shapes[] = {
       {16 << 10, kValueBytes}, {1 << 10, kValueBytes}, {16 << 10, 1000}};
   for (const auto& [batch, value] : shapes) {
-    for (const auto& [name, fn] : {std::pair{"BM_RecoverReadCrc", BM_RecoverReadCrc},
-                                   std::pair{"BM_RecoverSegment", BM_RecoverSegment},
-                                   std::pair{"BM_RecoverLogOpenUnclean", BM_RecoverLogOpenUnclean}}) {
+    for (const auto& [name, fn] : runs) {
       benchmark::RegisterBenchmark(name, fn)
           ->Args({batch, value})
           ->ArgNames({"batch", "value"})

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "broker/config.h"
+#include "broker/fetch_waiters.h"
 #include "broker/topics.h"
 #include "net/server.h"
 #include "protocol/headers.h"
@@ -39,6 +40,7 @@ class Broker : public net::RequestHandler {
 
   const BrokerConfig& config() const { return config_; }
   Topics& topics() { return topics_; }
+  FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   storage::LogManager& logs() { return *logs_; }
   size_t owner_shard(const storage::TopicPartition& tp) const;
   asio::io_context& shard(size_t i) { return server_->shard(i); }
@@ -51,11 +53,15 @@ class Broker : public net::RequestHandler {
       bool validate_only);
 
   // Runs `fn` on shard `s` and returns its result to the caller's shard.
+  // (Asio's co_spawn wants a default-constructible result: it travels in an optional.)
   template <class Fn>
   auto on_shard(size_t s, Fn fn) -> asio::awaitable<decltype(fn())> {
-    co_return co_await asio::co_spawn(
-        shard(s), [fn = std::move(fn)]() mutable -> asio::awaitable<decltype(fn())> { co_return fn(); },
+    using R = decltype(fn());
+    std::optional<R> r = co_await asio::co_spawn(
+        shard(s),
+        [fn = std::move(fn)]() mutable -> asio::awaitable<std::optional<R>> { co_return fn(); },
         asio::use_awaitable);
+    co_return std::move(*r);
   }
 
  private:
@@ -63,6 +69,7 @@ class Broker : public net::RequestHandler {
 
   BrokerConfig config_;
   Topics topics_;
+  FetchWaiters fetch_waiters_;
   std::unique_ptr<storage::SyncService> sync_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<net::Server> server_;

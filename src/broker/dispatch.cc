@@ -17,8 +17,15 @@ ApiEntry entry(const char* name) {
 
 const std::vector<ApiEntry>& api_table() {
   static const std::vector<ApiEntry> table = {
-      entry<protocol::ApiVersionsRequest, protocol::ApiVersionsResponse, handle_api_versions>(
-          "ApiVersions"),
+#define STRATA_API(Api, fn) entry<protocol::Api##Request, protocol::Api##Response, fn>(#Api)
+      STRATA_API(Produce, handle_produce),
+      STRATA_API(Fetch, handle_fetch),
+      STRATA_API(ListOffsets, handle_list_offsets),
+      STRATA_API(Metadata, handle_metadata),
+      STRATA_API(ApiVersions, handle_api_versions),
+      STRATA_API(CreateTopics, handle_create_topics),
+      STRATA_API(DeleteTopics, handle_delete_topics),
+#undef STRATA_API
   };
   return table;
 }

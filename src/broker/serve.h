@@ -25,6 +25,9 @@ asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestCo
   }
   Resp response = co_await handler(broker, ctx, request);
   protocol::Output out;
+  if constexpr (requires { request.acks; }) {
+    if (request.acks == 0) co_return out;  // acks=0: the producer expects no response
+  }
   // ApiVersions answers with header v0 always, so any client can read it.
   const bool header_v1 = flexible && Req::kApiKey != protocol::kApiVersionsKey;
   protocol::write_response_header(out, ctx.header.correlation_id, header_v1 ? 1 : 0);

@@ -186,14 +186,16 @@ class Decoder {
   void read(T& v, const F&) {
     decode_struct(v);
   }
-  // Absent until read: a tagged struct not on the wire stays nullopt.
+  // Absent until read: a tagged struct not on the wire stays nullopt. (emplace(T{}),
+  // not emplace(): clang judges a nested struct with member initializers not default
+  // constructible while its enclosing struct is being defined, and remembers that.)
   template <Struct T>
   void read(std::optional<T>& v, const F& f) {
     if (nullable(f) && in_.i8() < 0) {
       v.reset();
       return;
     }
-    decode_struct(v.emplace());
+    decode_struct(v.emplace(T{}));
   }
   template <class T>
     requires(!std::is_same_v<T, uint8_t>)

@@ -525,6 +525,105 @@ std::unique_ptr<Log> open_parent(const std::string& dir, bool clean, int64_t rec
   return log.ok() ? std::move(*log) : nullptr;
 }
 
+// ---------------------------------------------------------------------------------------
+// Named crash states, built without a child: the Log is dropped without close(), which
+// leaves its files as a SIGKILL would.
+
+// A log of `batches` batches (the seqs of run 1), flushed (or closed), then `unsynced`
+// more appended and the Log dropped; returns the log end of the flushed part.
+constexpr int64_t kRunOne = kSeqPerIteration;
+constexpr int64_t kRunTwo = 2 * kSeqPerIteration;
+
+int64_t crashed_log(const TempDir& dir, int batches, bool close = false, int unsynced = 0) {
+  LogOptions o;
+  o.config = crash_config();
+  o.now_ms = kNow;
+  auto log = Log::open(dir.str(), o);
+  EXPECT_TRUE(log.ok());
+  if (!log.ok()) return 0;
+  for (int64_t seq = kRunOne; seq < kRunOne + batches; ++seq) {
+    auto b = batch_for(seq);
+    EXPECT_TRUE((*log)->append(b, kEpoch, timestamp_of(seq, 0)).ok());
+  }
+  EXPECT_TRUE(close ? (*log)->close().ok() : (*log)->flush().ok());
+  const int64_t durable = (*log)->log_end_offset().value();
+  for (int64_t seq = kRunOne + batches; seq < kRunOne + batches + unsynced; ++seq) {
+    auto b = batch_for(seq);
+    EXPECT_TRUE((*log)->append(b, kEpoch, timestamp_of(seq, 0)).ok());
+  }
+  return durable;
+}
+
+// Reopens unclean at `recovery_point`, checks the whole log, appends `appends` batches
+// (each reads back) and checks again after a clean close and reopen.
+void reopen_append_and_check(const TempDir& dir, int64_t recovery_point, int64_t first_seq,
+                             int appends) {
+  std::mt19937_64 rng(1);
+  {
+    auto log = open_parent(dir.str(), false, recovery_point);
+    ASSERT_NE(log, nullptr);
+    const auto found = scan_log(*log);
+    check_files(dir.str(), *log, found);
+    ASSERT_FALSE(::testing::Test::HasFailure());
+    for (int64_t seq = first_seq; seq < first_seq + appends; ++seq) {
+      std::vector<uint8_t> batch = batch_for(seq);
+      auto r = log->append(batch, kEpoch, timestamp_of(seq, 0));
+      ASSERT_TRUE(r.ok()) << "append seq " << seq << " after recovery: " << r.error().message();
+      auto region = log->read(r->first_offset, 1, true, std::nullopt);
+      ASSERT_TRUE(region.ok() && *region);
+      ASSERT_EQ(region_bytes(**region), batch) << "seq " << seq << " reads back differently";
+    }
+    auto closed = log->close();
+    ASSERT_TRUE(closed.ok()) << closed.error().message();
+  }
+  auto log = open_parent(dir.str(), true, 0);
+  ASSERT_NE(log, nullptr);
+  const auto found = scan_log(*log);
+  check_files(dir.str(), *log, found);
+  check_sequences(found);
+  check_lookups(*log, found, rng);
+}
+
+// A write past the recovery point was torn. The active segment is small (no index entry
+// yet), so its preallocated indexes pass the sanity check; its whole batches end exactly
+// at the recovery point. Kafka recovers from the segment holding the recovery point on,
+// so the torn bytes must go.
+TEST(Crash, TornWriteJustPastTheRecoveryPointIsCut) {
+  TempDir dir;
+  const int64_t durable = crashed_log(dir, 1, false, 1);  // the second batch is not durable...
+  const fs::path last = segment_files(dir.str()).rbegin()->second;
+  const auto size = fs::file_size(last);
+  fs::resize_file(last, size - batch_for(kRunOne + 1).size() / 2);  // ...only half landed
+  // Nor did the index entry that append may have added: the indexes are as the flush left
+  // them, preallocated and empty.
+  for (const char* suffix : {kIndexSuffix, kTimeIndexSuffix}) {
+    const fs::path index = dir / segment_file_name(Offset(0), suffix);
+    write_file(index, std::vector<uint8_t>(fs::file_size(index), 0));
+  }
+  reopen_append_and_check(dir, durable, kRunTwo, 40);
+}
+
+// Garbage after the last whole batch of a cleanly closed log (a torn write after the
+// restart, before any index entry was written), recovery point at the log end.
+TEST(Crash, GarbageAfterTheRecoveryPointIsCut) {
+  TempDir dir;
+  const int64_t durable = crashed_log(dir, 20, true);
+  const fs::path last = segment_files(dir.str()).rbegin()->second;
+  auto bytes = read_file(last);
+  for (int i = 0; i < 100; ++i) bytes.push_back(uint8_t(0x40 + i));
+  write_file(last, bytes);
+  reopen_append_and_check(dir, durable, kRunTwo, 40);
+}
+
+// A crash with everything synced while the active segment is small: its indexes are still
+// preallocated, without a single real entry, and look full. The log must take appends
+// through the next rolls.
+TEST(Crash, AppendsAfterACrashWithEverythingSynced) {
+  TempDir dir;
+  const int64_t durable = crashed_log(dir, 1);
+  reopen_append_and_check(dir, durable, kRunTwo, 40);
+}
+
 TEST(Crash, KilledWritersLoseNothingAcknowledged) {
   const uint64_t seed = test_seed();
   std::cout << "[ crash ] seed " << seed << " (STRATA_TEST_SEED to repeat)\n";
@@ -575,8 +674,8 @@ TEST(Crash, KilledWritersLoseNothingAcknowledged) {
       ++torn;
     }
     // A recovery-point checkpoint may hold anything up to what was durable.
-    const int64_t choices[] = {0, log_end, synced_to};
-    const int64_t recovery_point = choices[rng() % 3];
+    const int64_t choices[] = {0, log_end, synced_to, synced_to};
+    const int64_t recovery_point = choices[rng() % 4];
     SCOPED_TRACE("torn write: " + damage + "; reopened at recovery point " +
                  std::to_string(recovery_point) + " (acked up to " + std::to_string(durable_end) +
                  ")");

@@ -1,0 +1,66 @@
+// ListOffsets: earliest (-2), latest (-1), max timestamp (-3, KIP-734), earliest local
+// (-4, the same here) and the first offset at or after a timestamp.
+// Errors: UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+#include "broker/errors.h"
+#include "broker/handlers/handlers.h"
+#include "broker/partitions.h"
+
+namespace strata::broker {
+
+using protocol::ListOffsetsRequest;
+using protocol::ListOffsetsResponse;
+
+namespace {
+constexpr int64_t kLatest = -1, kEarliest = -2, kMaxTimestamp = -3, kEarliestLocal = -4;
+
+ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts) {
+  ListOffsetsResponse::Partition out;
+  out.leader_epoch = 0;
+  if (ts == kEarliest || ts == kEarliestLocal) {
+    out.offset = log->log_start_offset().value();
+  } else if (ts == kLatest) {
+    out.offset = log->log_end_offset().value();
+  } else if (ts == kMaxTimestamp) {
+    if (auto max = log->max_timestamp_offset()) {
+      out.offset = max->first.value();
+      out.timestamp = max->second;
+    }
+  } else {
+    auto found = log->offset_for_timestamp(ts);
+    if (!found) {
+      out.error_code = kafka_error_of(found.error());
+    } else if (*found) {
+      out.offset = (*found)->first.value();
+      out.timestamp = (*found)->second;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+asio::awaitable<ListOffsetsResponse> handle_list_offsets(Broker& broker, RequestContext& ctx,
+                                                         ListOffsetsRequest& request) {
+  ListOffsetsResponse r;
+  for (const auto& topic : request.topics) {
+    ListOffsetsResponse::Topic tr;
+    tr.name = topic.name;
+    for (const auto& p : topic.partitions) {
+      ListOffsetsResponse::Partition pr;
+      Lookup found = find_partition(broker, topic.name, p.partition_index, false);
+      if (!found.ref) {
+        pr.error_code = found.error;
+      } else {
+        const int64_t ts = p.timestamp;
+        pr = co_await broker.on_shard(found.ref->shard,
+                                      [log = found.ref->log, ts] { return lookup(log, ts); });
+        if (ctx.header.api_version == 0 && pr.offset >= 0) pr.old_style_offsets = {pr.offset};
+      }
+      pr.partition_index = p.partition_index;
+      tr.partitions.push_back(std::move(pr));
+    }
+    r.topics.push_back(std::move(tr));
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

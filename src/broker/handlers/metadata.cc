@@ -1,0 +1,82 @@
+// Metadata: brokers (just this one), the cluster id, and topics with their partitions,
+// auto-creating requested topics when allowed. Errors: INVALID_TOPIC_EXCEPTION for a
+// bad name, UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for what does not exist.
+#include "broker/errors.h"
+#include "broker/handlers/handlers.h"
+#include "storage/checkpoint.h"
+
+namespace strata::broker {
+
+using protocol::MetadataRequest;
+using protocol::MetadataResponse;
+
+namespace {
+
+MetadataResponse::Topic describe(const Broker& broker, const TopicInfo& t) {
+  MetadataResponse::Topic out;
+  out.name = t.name;
+  out.topic_id = t.id;
+  const int32_t node = broker.config().node_id;
+  for (int32_t p = 0; p < t.partitions; ++p) {
+    MetadataResponse::Partition part;
+    part.partition_index = p;
+    part.leader_id = node;
+    part.leader_epoch = 0;
+    part.replica_nodes = {node};
+    part.isr_nodes = {node};
+    out.partitions.push_back(std::move(part));
+  }
+  return out;
+}
+
+MetadataResponse::Topic error_topic(std::optional<std::string> name, protocol::Uuid id,
+                                    int16_t error) {
+  MetadataResponse::Topic out;
+  out.error_code = error;
+  out.name = std::move(name);
+  out.topic_id = id;
+  return out;
+}
+
+}  // namespace
+
+asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext& ctx,
+                                                  MetadataRequest& request) {
+  MetadataResponse r;
+  const BrokerConfig& c = broker.config();
+  r.brokers.push_back({c.node_id, c.advertised_host_or_listener(),
+                       int32_t(c.advertised_port_or_listener()), std::nullopt});
+  r.cluster_id = broker.logs().cluster_id();
+  r.controller_id = c.node_id;
+  const int16_t version = ctx.header.api_version;
+  // v0: an empty list means all topics; v1+: null means all, empty means none.
+  const bool all = !request.topics || (version == 0 && request.topics->empty());
+  if (all) {
+    for (const TopicInfo& t : broker.topics().all()) r.topics.push_back(describe(broker, t));
+    co_return r;
+  }
+  const bool auto_create = version < 4 || request.allow_auto_topic_creation;
+  for (const auto& want : *request.topics) {
+    if (!want.name || want.name->empty()) {
+      auto t = broker.topics().get(want.topic_id);
+      r.topics.push_back(t ? describe(broker, *t)
+                           : error_topic(std::nullopt, want.topic_id, kafka_error::kUnknownTopicId));
+      continue;
+    }
+    const std::string& name = *want.name;
+    auto t = broker.topics().get(name);
+    if (!t && auto_create && c.auto_create_topics_enable) {
+      if (!storage::valid_topic_name(name)) {
+        r.topics.push_back(error_topic(name, {}, kafka_error::kInvalidTopic));
+        continue;
+      }
+      auto created = broker.create_topic(name, c.num_partitions, {}, false);
+      t = created ? std::optional<TopicInfo>(*created) : broker.topics().get(name);
+    }
+    r.topics.push_back(t ? describe(broker, *t)
+                         : error_topic(name, {}, kafka_error::kUnknownTopicOrPartition));
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

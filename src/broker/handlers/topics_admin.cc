@@ -1,0 +1,133 @@
+// CreateTopics and DeleteTopics. A single node can host only replication factor 1 and
+// assignments naming itself. Errors: INVALID_TOPIC_EXCEPTION, TOPIC_ALREADY_EXISTS,
+// INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, INVALID_REPLICA_ASSIGNMENT,
+// INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_ID.
+#include <spdlog/spdlog.h>
+
+#include "broker/errors.h"
+#include "broker/handlers/handlers.h"
+
+namespace strata::broker {
+
+using protocol::CreateTopicsRequest;
+using protocol::CreateTopicsResponse;
+using protocol::DeleteTopicsRequest;
+using protocol::DeleteTopicsResponse;
+
+namespace {
+
+// Replication and placement checks; the rest is Broker::create_topic's.
+std::optional<std::pair<int16_t, std::string>> check_placement(const Broker& broker,
+                                                               const CreateTopicsRequest::Topic& t,
+                                                               int32_t& partitions) {
+  const int32_t node = broker.config().node_id;
+  if (!t.assignments.empty()) {
+    if (t.num_partitions != -1 || t.replication_factor != -1) {
+      return std::pair{kafka_error::kInvalidRequest,
+                       std::string("Both numPartitions or replicationFactor and replicasAssignments were set.")};
+    }
+    for (const auto& a : t.assignments) {
+      if (a.broker_ids != std::vector<int32_t>{node}) {
+        return std::pair{kafka_error::kInvalidReplicaAssignment,
+                         std::string("Replica assignments must name only broker ") + std::to_string(node)};
+      }
+    }
+    partitions = int32_t(t.assignments.size());
+    return std::nullopt;
+  }
+  const int16_t rf = t.replication_factor == -1 ? broker.config().default_replication_factor
+                                                : t.replication_factor;
+  if (rf <= 0) {
+    return std::pair{kafka_error::kInvalidReplicationFactor,
+                     std::string("Replication factor must be larger than 0.")};
+  }
+  if (rf > 1) {
+    return std::pair{kafka_error::kInvalidReplicationFactor,
+                     "Unable to replicate the partition " + std::to_string(rf) +
+                         " time(s): The target replication factor of " + std::to_string(rf) +
+                         " cannot be reached because only 1 broker(s) are registered."};
+  }
+  partitions = t.num_partitions == -1 ? broker.config().num_partitions : t.num_partitions;
+  return std::nullopt;
+}
+
+}  // namespace
+
+asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, RequestContext&,
+                                                           CreateTopicsRequest& request) {
+  CreateTopicsResponse r;
+  for (const auto& t : request.topics) {
+    CreateTopicsResponse::Topic out;
+    out.name = t.name;
+    out.error_message.reset();
+    int32_t partitions = 0;
+    std::map<std::string, std::string> configs;
+    for (const auto& c : t.configs) {
+      if (c.value) configs[c.name] = *c.value;
+    }
+    auto bad = check_placement(broker, t, partitions);
+    if (bad) {
+      out.error_code = bad->first;
+      out.error_message = bad->second;
+    } else {
+      auto created = broker.create_topic(t.name, partitions, configs, request.validate_only);
+      if (!created) {
+        out.error_code = created.error().first;
+        out.error_message = created.error().second;
+      } else {
+        out.topic_id = created->id;
+        out.num_partitions = partitions;
+        out.replication_factor = 1;
+        out.configs.emplace();
+        for (const auto& [k, v] : configs) {
+          CreateTopicsResponse::Config c;
+          c.name = k;
+          c.value = v;
+          c.config_source = 1;  // DYNAMIC_TOPIC_CONFIG
+          out.configs->push_back(std::move(c));
+        }
+      }
+    }
+    r.topics.push_back(std::move(out));
+  }
+  co_return r;
+}
+
+asio::awaitable<DeleteTopicsResponse> handle_delete_topics(Broker& broker, RequestContext& ctx,
+                                                           DeleteTopicsRequest& request) {
+  DeleteTopicsResponse r;
+  std::vector<DeleteTopicsRequest::Topic> wanted = request.topics;
+  if (ctx.header.api_version < 6) {
+    for (const auto& name : request.topic_names) wanted.push_back({name, {}});
+  }
+  for (const auto& w : wanted) {
+    DeleteTopicsResponse::Result out;
+    out.name = w.name;
+    out.topic_id = w.topic_id;
+    std::optional<TopicInfo> info = w.name ? broker.topics().get(*w.name)
+                                           : broker.topics().get(w.topic_id);
+    if (!info) {
+      out.error_code = w.name ? kafka_error::kUnknownTopicOrPartition : kafka_error::kUnknownTopicId;
+      r.responses.push_back(std::move(out));
+      continue;
+    }
+    out.name = info->name;
+    out.topic_id = info->id;
+    if (auto removed = broker.topics().remove(info->name); !removed) {
+      out.error_code = kafka_error::kKafkaStorageError;
+      out.error_message = removed.error();
+    }
+    for (int32_t p = 0; p < info->partitions; ++p) {
+      storage::TopicPartition tp{info->name, PartitionId(p)};
+      // The owner shard is the only one that may touch the log, so it deletes it.
+      auto gone = co_await broker.on_shard(broker.owner_shard(tp),
+                                           [&broker, tp] { return broker.logs().remove(tp); });
+      if (!gone) spdlog::error("deleting {}-{}: {}", tp.topic, p, gone.error().message());
+    }
+    spdlog::info("deleted topic {}", info->name);
+    r.responses.push_back(std::move(out));
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker
