@@ -1,22 +1,24 @@
 // Storage benchmarks (issue 3): append throughput, recovery scan speed and offset lookup
 // latency of the partition log. Each target is a ratio to a baseline measured in the same
-// run, just before it; the subject's `vs_*` counter is that ratio. The machine is shared.
+// run, just before it: the subject's `vs_*` counter (wall time) and `vs_*_cpu` (thread
+// CPU time, the steadier one when the shared machine is busy).
 //
 //  - Append: 1 MiB of batches per Log::append (offset stamping, one pwrite, index entries;
 //    page cache only, no fsync) vs one plain pwrite() of the same 1 MiB. Target >= 90%.
+//    BM_AppendPaired alternates the two call by call, so both see the same noise.
 //  - Recovery: Segment::recover and Log::open with clean_shutdown=false (Kafka's unclean
 //    start: validate every batch, rebuild the indexes; Log::open also fdatasyncs and msyncs
 //    what it recovered) vs pread() in 1 MiB chunks + CRC32C. Target >= 80%. Both read the
 //    segment from the page cache (it was just written): labelled "page cache".
 //  - Lookup: ns per Log::read(random offset, 1 MiB) (index lookup, short scan, the region
 //    of whole batches; no data copy), per Segment::find_batch and per OffsetIndex::lookup,
-//    in one segment with the default index.interval.bytes (4096).
+//    in one segment with the default index.interval.bytes (4096). No target; for tracking.
 //
 // Segments are 1 GiB, built once per batch shape and reused; 256 MiB (labelled) when the
 // bench directory lacks the space. STRATA_BENCH_SEGMENT_MIB overrides the size (the ctest
 // smoke run uses 8). Files go to $STRATA_BENCH_DIR (default /tmp) and are removed at exit.
 // Run:
-//   build/release/bench/storage_bench --benchmark_min_time=0.5
+//   build/release/bench/storage_bench --benchmark_min_time=0.5 --benchmark_repetitions=5
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -292,8 +294,8 @@ class PlainAppender {
     const Stopwatch timer;
     size_t done = 0;
     while (done < chunk.bytes.size()) {
-      const ssize_t n = ::pwrite(fd_, chunk.bytes.data() + done, chunk.bytes.size() - done,
-                                 off_t(end_ + done));
+      const ssize_t n =
+          ::pwrite(fd_, chunk.bytes.data() + done, chunk.bytes.size() - done, off_t(end_ + done));
       if (n < 0 && errno != EINTR) die("pwrite " + path_);
       if (n > 0) done += size_t(n);
     }
@@ -494,9 +496,10 @@ void BM_RecoverLogOpenUnclean(benchmark::State& state) {
 // Per shape (batch bytes, value bytes), the baseline and right after it its subjects.
 bool register_recovery_benchmarks() {
   using Fn = void (*)(benchmark::State&);
-  const std::pair<const char*, Fn> runs[] = {{"BM_RecoverReadCrc", BM_RecoverReadCrc},
-                                             {"BM_RecoverSegment", BM_RecoverSegment},
-                                             {"BM_RecoverLogOpenUnclean", BM_RecoverLogOpenUnclean}};
+  const std::pair<const char*, Fn> runs[] = {
+      {"BM_RecoverReadCrc", BM_RecoverReadCrc},
+      {"BM_RecoverSegment", BM_RecoverSegment},
+      {"BM_RecoverLogOpenUnclean", BM_RecoverLogOpenUnclean}};
   const std::pair<int64_t, int64_t> shapes[] = {
       {16 << 10, kValueBytes}, {1 << 10, kValueBytes}, {16 << 10, 1000}};
   for (const auto& [batch, value] : shapes) {

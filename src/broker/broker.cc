@@ -63,44 +63,44 @@ Result<void, std::string> Broker::start() {
 }
 
 void Broker::start_maintenance() {
-  // Retention, delayed deletes and flush.ms run on each partition's owning shard;
-  // checkpoints are written from shard 0. Every few seconds, cheap when idle.
   maintenance_ = std::make_unique<asio::steady_timer>(shard(0));
-  auto tick = std::make_shared<std::function<void()>>();
-  *tick = [this, tick] {
+  asio::co_spawn(shard(0), maintenance_loop(), asio::detached);
+}
+
+// Retention, delayed deletes and flush.ms run on each partition's owning shard;
+// checkpoints are written from shard 0. Once a second, cheap when idle.
+asio::awaitable<void> Broker::maintenance_loop() {
+  int64_t last_retention = now_ms(), last_checkpoint = now_ms();
+  while (!stopped_) {
     maintenance_->expires_after(std::chrono::seconds(1));
-    maintenance_->async_wait([this, tick](asio::error_code ec) {
-      if (ec || stopped_) return;
-      static int64_t last_retention = 0, last_checkpoint = 0;
-      const int64_t now = now_ms();
-      const bool retention = now - last_retention >= config_.log_retention_check_interval_ms;
-      if (retention) last_retention = now;
-      for (const auto& tp : logs_->partitions()) {
-        asio::post(shard(owner_shard(tp)), [this, tp, now, retention] {
-          storage::Log* log = logs_->get(tp);
-          if (log == nullptr) return;
-          log->tick(now);
-          if (retention) {
-            if (auto r = log->apply_retention(now); r && *r > 0) {
-              spdlog::info("retention deleted {} segments of {}-{}", *r, tp.topic,
-                           tp.partition.value());
-            }
-          }
-        });
-      }
-      if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
-        last_checkpoint = now;
-        if (auto r = logs_->checkpoint(); !r) spdlog::error("checkpoint: {}", r.error().message());
-      }
-      (*tick)();
-    });
-  };
-  asio::post(shard(0), *tick);
+    asio::error_code ec;
+    co_await maintenance_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (ec || stopped_) co_return;
+    const int64_t now = now_ms();
+    const bool retention = now - last_retention >= config_.log_retention_check_interval_ms;
+    if (retention) last_retention = now;
+    for (const auto& tp : logs_->partitions()) {
+      asio::post(shard(owner_shard(tp)), [this, tp, now, retention] {
+        storage::Log* log = logs_->get(tp);
+        if (log == nullptr) return;
+        log->tick(now);
+        if (!retention) return;
+        if (auto r = log->apply_retention(now); r && *r > 0) {
+          spdlog::info("retention deleted {} segments of {}-{}", *r, tp.topic, tp.partition.value());
+        }
+      });
+    }
+    if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
+      last_checkpoint = now;
+      if (auto r = logs_->checkpoint(); !r) spdlog::error("checkpoint: {}", r.error().message());
+    }
+  }
 }
 
 void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
+  asio::post(shard(0), [this] { maintenance_->cancel(); });
   server_->stop();
   if (auto r = logs_->shutdown(); !r) {
     spdlog::error("clean shutdown failed: {}", r.error().message());

@@ -7,6 +7,7 @@
 
 #include <asio.hpp>
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -52,20 +53,28 @@ class Broker : public net::RequestHandler {
       const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
       bool validate_only);
 
-  // Runs `fn` on shard `s` and returns its result to the caller's shard.
-  // (Asio's co_spawn wants a default-constructible result: it travels in an optional.)
+  // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
+  // with its result on the caller's executor. Deliberately neither a coroutine nor a
+  // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
+  // For the same reason `fn` captures only references and trivially copyable values
+  // (the caller waits for the result, so references stay valid): a std::string
+  // captured by value in a temporary inside a co_await expression gets corrupted.
   template <class Fn>
-  auto on_shard(size_t s, Fn fn) -> asio::awaitable<decltype(fn())> {
+  auto on_shard(size_t s, Fn fn) {
     using R = decltype(fn());
-    std::optional<R> r = co_await asio::co_spawn(
-        shard(s),
-        [fn = std::move(fn)]() mutable -> asio::awaitable<std::optional<R>> { co_return fn(); },
-        asio::use_awaitable);
-    co_return std::move(*r);
+    auto initiate = [this, s](auto handler, Fn f) {
+      asio::post(shard(s), [f = std::move(f), h = std::move(handler)]() mutable {
+        auto ex = asio::get_associated_executor(h);
+        asio::post(ex, [h = std::move(h), r = f()]() mutable { std::move(h)(std::move(r)); });
+      });
+    };
+    return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
+        std::move(initiate), asio::use_awaitable, std::move(fn));
   }
 
  private:
   void start_maintenance();
+  asio::awaitable<void> maintenance_loop();
 
   BrokerConfig config_;
   Topics topics_;
@@ -74,7 +83,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<net::Server> server_;
   std::unique_ptr<asio::steady_timer> maintenance_;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
 };
 
 int64_t now_ms();

@@ -25,6 +25,14 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(ApiVersions, handle_api_versions),
       STRATA_API(CreateTopics, handle_create_topics),
       STRATA_API(DeleteTopics, handle_delete_topics),
+      STRATA_API(DeleteRecords, handle_delete_records),
+      STRATA_API(CreatePartitions, handle_create_partitions),
+      STRATA_API(DescribeConfigs, handle_describe_configs),
+      STRATA_API(AlterConfigs, handle_alter_configs),
+      STRATA_API(IncrementalAlterConfigs, handle_incremental_alter_configs),
+      STRATA_API(DescribeCluster, handle_describe_cluster),
+      STRATA_API(DescribeLogDirs, handle_describe_log_dirs),
+      STRATA_API(OffsetForLeaderEpoch, handle_offset_for_leader_epoch),
 #undef STRATA_API
   };
   return table;

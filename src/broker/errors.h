@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "storage/errors.h"
 
@@ -28,9 +30,19 @@ inline constexpr int16_t kInvalidRequest = 42;
 inline constexpr int16_t kPolicyViolation = 44;
 inline constexpr int16_t kKafkaStorageError = 56;
 inline constexpr int16_t kFetchSessionIdNotFound = 70;
+inline constexpr int16_t kFencedLeaderEpoch = 74;
+inline constexpr int16_t kUnknownLeaderEpoch = 75;
 inline constexpr int16_t kInvalidRecord = 87;
 inline constexpr int16_t kUnknownTopicId = 100;
+inline constexpr int16_t kMismatchedEndpointType = 114;
+inline constexpr int16_t kUnsupportedEndpointType = 115;
 }  // namespace kafka_error
+
+// An error code with its message (null: the client shows the code's standard text).
+struct ApiError {
+  int16_t code = kafka_error::kNone;
+  std::optional<std::string> message;
+};
 
 int16_t kafka_error_of(const storage::StorageError& e);
 

@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "common/bytes.h"
 
@@ -10,12 +12,33 @@ namespace strata::net {
 
 namespace {
 constexpr size_t kFileChunkBytes = 1 << 20;
+// A frame's buffer is first sized to at most this, then at most doubled per read.
+constexpr size_t kFrameFirstReadBytes = 1 << 20;
 
 // Waits on a timer used as an event: returns when it is cancelled (notified).
 asio::awaitable<void> wait_event(asio::steady_timer& t) {
   asio::error_code ec;
   t.expires_at(asio::steady_timer::time_point::max());
   co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
+// Reads a frame of `size` bytes into `out`, growing it as the bytes arrive instead of
+// allocating `size` from the prefix alone: a peer that promises socket.request.max.bytes
+// and sends ten bytes holds 1 MiB of broker memory, not 100 MiB. Frames up to
+// kFrameFirstReadBytes (nearly all) take one allocation and one read, as before.
+asio::awaitable<bool> read_frame(asio::ip::tcp::socket& socket, std::vector<uint8_t>& out,
+                                 size_t size) {
+  out.clear();
+  while (out.size() < size) {
+    const size_t at = out.size();
+    const size_t n = std::min(size - at, std::max(kFrameFirstReadBytes, at));
+    out.resize(at + n);
+    asio::error_code ec;
+    co_await asio::async_read(socket, asio::buffer(out.data() + at, n),
+                              asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return false;
+  }
+  co_return true;
 }
 }  // namespace
 
@@ -63,12 +86,9 @@ asio::awaitable<void> Connection::read_loop() {
       break;
     }
     Frame frame;
-    frame.bytes.resize(size_t(size));
     frame.client_address = peer_;
     frame.shard = shard_;
-    co_await asio::async_read(socket_, asio::buffer(frame.bytes),
-                              asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) break;
+    if (!co_await read_frame(socket_, frame.bytes, size_t(size))) break;
     while (!closed_ && queue_.size() >= config_.max_inflight_per_connection) {
       co_await wait_event(queue_changed_);
     }

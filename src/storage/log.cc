@@ -50,6 +50,8 @@ Log::Log(std::string dir, const LogOptions& options)
 
 Log::~Log() = default;
 
+void Log::set_config(const LogConfig& config) { config_ = config; }
+
 Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
                                                      const LogOptions& options) {
   std::error_code ec;
@@ -82,12 +84,17 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
     if (!s) return fail(s.error());
     segments_.emplace(bases[i], std::move(*s));
   }
-  // Segments that may hold unflushed data are those from the one holding the recovery point.
+  // Kafka's rule: after an unclean shutdown, recover every segment from the one holding
+  // the recovery point on (never trusting what an unflushed segment's index says);
+  // after a clean one, only segments whose indexes are missing or fail their checks.
   size_t first_unflushed = segments_.size();
   size_t i = 0;
   for (const auto& [base, seg] : segments_) {
-    const bool unflushed = !options.clean_shutdown && seg->next_offset() > options.recovery_point;
-    const bool bad_index = !seg->sanity_check();
+    const auto next = std::next(segments_.find(base));
+    const bool holds_recovery_point =
+        next == segments_.end() || Offset(next->first) > options.recovery_point;
+    const bool unflushed = !options.clean_shutdown && holds_recovery_point;
+    const bool bad_index = seg->needs_recovery() || !seg->sanity_check();
     if ((unflushed || bad_index) && i < first_unflushed) first_unflushed = i;
     ++i;
   }

@@ -99,6 +99,9 @@ class Log {
   const LogRecoveryReport& recovery_report() const { return report_; }
   const std::string& dir() const { return dir_; }
   const LogConfig& config() const { return config_; }
+  // Replaces the settings (AlterConfigs). Each takes effect at its next use (appends,
+  // rolls, flushes, retention); existing segments keep the index sizes they were made with.
+  void set_config(const LogConfig& config);
 
  private:
   Log(std::string dir, const LogOptions& options);

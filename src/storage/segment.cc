@@ -59,17 +59,37 @@ Result<std::unique_ptr<Segment>, StorageError> Segment::open(const std::string& 
   if (!log) return fail(log.error());
   auto size = (*log)->size();
   if (!size) return fail(size.error());
-  auto offsets = OffsetIndex::open(path_of(dir, base, kIndexSuffix), base,
-                                   size_t(config.segment_index_bytes), active);
+  // An index that is missing is rebuilt by recovery (Kafka does the same): open it
+  // writable, which creates it, and say so.
+  const std::string index_path = path_of(dir, base, kIndexSuffix);
+  const std::string time_path = path_of(dir, base, kTimeIndexSuffix);
+  const bool missing = ::access(index_path.c_str(), F_OK) != 0 || ::access(time_path.c_str(), F_OK) != 0;
+  const bool writable = active || missing;
+  auto offsets = OffsetIndex::open(index_path, base, size_t(config.segment_index_bytes), writable);
   if (!offsets) return fail(offsets.error());
-  auto times = TimeIndex::open(path_of(dir, base, kTimeIndexSuffix), base,
-                               size_t(config.segment_index_bytes), active);
+  auto times = TimeIndex::open(time_path, base, size_t(config.segment_index_bytes), writable);
   if (!times) return fail(times.error());
   std::unique_ptr<Segment> s(new Segment(dir, base, std::move(*log), std::move(*offsets),
                                          std::move(*times), *size, now_ms));
   s->index_interval_bytes_ = config.index_interval_bytes;
+  s->needs_recovery_ = missing;
+  s->writable_indexes_ = writable;
   if (auto t = s->load_tail_state(); !t) return fail(t.error());
   return s;
+}
+
+// Recovery rebuilds the indexes, so they must be writable (older segments map them
+// read-only); the caller trims them again if the segment is not the active one.
+Result<void, StorageError> Segment::make_indexes_writable(const LogConfig& config) {
+  if (writable_indexes_) return {};
+  auto offsets = OffsetIndex::open(offsets_.path(), base_, size_t(config.segment_index_bytes), true);
+  if (!offsets) return fail(offsets.error());
+  auto times = TimeIndex::open(times_.path(), base_, size_t(config.segment_index_bytes), true);
+  if (!times) return fail(times.error());
+  offsets_ = std::move(*offsets);
+  times_ = std::move(*times);
+  writable_indexes_ = true;
+  return {};
 }
 
 // For a segment opened without recovery: the next offset comes from the last index

@@ -100,6 +100,8 @@ class Segment {
   // after the last valid batch.
   Result<RecoveryStats, StorageError> recover(const LogConfig& config);
   Result<void, StorageError> sanity_check() const;
+  // True when an index file was missing at open: only recovery can rebuild it.
+  bool needs_recovery() const { return needs_recovery_; }
   // Called when a newer segment takes over: final time-index entry, indexes trimmed.
   Result<void, StorageError> on_become_inactive();
   // fdatasync of the log, msync of the indexes.
@@ -113,6 +115,7 @@ class Segment {
   Segment(std::string dir, Offset base, std::shared_ptr<File> log, OffsetIndex offsets,
           TimeIndex times, uint64_t size, int64_t created_ms);
   Result<void, StorageError> load_tail_state();
+  Result<void, StorageError> make_indexes_writable(const LogConfig& config);
   void index_batch(const BatchInfo& info, uint64_t position, const LogConfig* config);
 
   std::string dir_;
@@ -129,6 +132,8 @@ class Segment {
   int32_t index_interval_bytes_ = 4096;
   int64_t created_ms_ = 0;
   int64_t rolling_timestamp_ = -1;  // max timestamp of the first batch (segment.ms basis)
+  bool needs_recovery_ = false;
+  bool writable_indexes_ = true;
 };
 
 }  // namespace strata::storage

@@ -58,6 +58,8 @@ EntryCheck check_entry(Bytes entry, std::vector<uint8_t>& scratch) {
 }  // namespace
 
 Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config) {
+  if (auto w = make_indexes_writable(config); !w) return fail(w.error());
+  needs_recovery_ = false;
   offsets_.clear();
   times_.clear();
   max_timestamp_ = -1;

@@ -2,12 +2,20 @@
 #pragma once
 
 #include "broker/broker.h"
+#include "protocol/apis/alter_configs.h"
 #include "protocol/apis/api_versions.h"
+#include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
+#include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
+#include "protocol/apis/describe_cluster.h"
+#include "protocol/apis/describe_configs.h"
+#include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/fetch.h"
+#include "protocol/apis/incremental_alter_configs.h"
 #include "protocol/apis/list_offsets.h"
 #include "protocol/apis/metadata.h"
+#include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
 
 namespace strata::broker {
@@ -23,6 +31,14 @@ STRATA_HANDLER(handle_fetch, Fetch);
 STRATA_HANDLER(handle_list_offsets, ListOffsets);
 STRATA_HANDLER(handle_create_topics, CreateTopics);
 STRATA_HANDLER(handle_delete_topics, DeleteTopics);
+STRATA_HANDLER(handle_delete_records, DeleteRecords);
+STRATA_HANDLER(handle_create_partitions, CreatePartitions);
+STRATA_HANDLER(handle_describe_configs, DescribeConfigs);
+STRATA_HANDLER(handle_alter_configs, AlterConfigs);
+STRATA_HANDLER(handle_incremental_alter_configs, IncrementalAlterConfigs);
+STRATA_HANDLER(handle_describe_cluster, DescribeCluster);
+STRATA_HANDLER(handle_describe_log_dirs, DescribeLogDirs);
+STRATA_HANDLER(handle_offset_for_leader_epoch, OffsetForLeaderEpoch);
 
 #undef STRATA_HANDLER
 

@@ -30,6 +30,16 @@ struct Appended {
 
 // The checks a producer's records must pass before anything is written.
 int16_t validate(MutableBytes records, const storage::LogConfig& config, std::string& why) {
+  // A v0/v1 entry is intact bytes in a format produce does not take: INVALID_RECORD, as
+  // Kafka's ProduceRequest.validateRecords answers (CORRUPT_MESSAGE is retriable, so a
+  // legacy producer would retry forever). Unknown magics stay CORRUPT_MESSAGE below.
+  if (records.size() > record::kMagicPos) {
+    const int8_t magic = int8_t(records[record::kMagicPos]);
+    if (magic == record::kMagicV0 || magic == record::kMagicV1) {
+      why = "produce requests may carry only magic 2 record batches";
+      return kafka_error::kInvalidRecord;
+    }
+  }
   std::vector<uint8_t> scratch;
   record::ValidateOptions options;
   auto batch = record::validate_batch(records, options, scratch);
@@ -41,7 +51,8 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
     why = "produce requests must carry exactly one record batch per partition";
     return kafka_error::kInvalidRecord;
   }
-  if (batch->size() > size_t(config.max_message_bytes) + record::kLogOverhead) {
+  // The whole batch, offset and length fields included, as Kafka's sizeInBytes.
+  if (batch->size() > size_t(config.max_message_bytes)) {
     why = "batch larger than max.message.bytes";
     return kafka_error::kMessageTooLarge;
   }

@@ -121,7 +121,7 @@ asio::awaitable<DeleteTopicsResponse> handle_delete_topics(Broker& broker, Reque
       storage::TopicPartition tp{info->name, PartitionId(p)};
       // The owner shard is the only one that may touch the log, so it deletes it.
       auto gone = co_await broker.on_shard(broker.owner_shard(tp),
-                                           [&broker, tp] { return broker.logs().remove(tp); });
+                                           [&broker, &tp] { return broker.logs().remove(tp); });
       if (!gone) spdlog::error("deleting {}-{}: {}", tp.topic, p, gone.error().message());
     }
     spdlog::info("deleted topic {}", info->name);

@@ -1,0 +1,175 @@
+#include "broker/config_admin.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <charconv>
+#include <mutex>
+
+#include "storage/checkpoint.h"
+
+namespace strata::broker {
+
+namespace {
+
+using storage::LogConfig;
+
+std::string str(int64_t v) {
+  return std::to_string(v);
+}
+
+// Serializes read-modify-write of topic overrides across shards.
+std::mutex& overrides_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::string joined(const std::vector<std::string>& keys) {
+  std::string out;
+  for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<TopicConfigKey>& topic_config_keys() {
+  using namespace config_type;
+  // Types, synonyms and defaults as Kafka's LogConfig and ServerTopicConfigSynonyms.
+  static const std::vector<TopicConfigKey> keys = {
+      {"cleanup.policy", kList, "log.cleanup.policy", true,
+       [](const LogConfig& c) { return c.cleanup_policy; },
+       "The retention policy of old log segments: delete, compact, or both."},
+      {"file.delete.delay.ms", kLong, "log.segment.delete.delay.ms", true,
+       [](const LogConfig& c) { return str(c.file_delete_delay_ms); },
+       "How long to wait before deleting a file from the filesystem."},
+      {"flush.messages", kLong, "log.flush.interval.messages", true,
+       [](const LogConfig& c) { return str(c.flush_messages); },
+       "Force an fsync of the log after this many messages."},
+      {"flush.ms", kLong, "log.flush.interval.ms", false,
+       [](const LogConfig& c) { return str(c.flush_ms); },
+       "Force an fsync of the log after this much time."},
+      {"index.interval.bytes", kInt, "log.index.interval.bytes", true,
+       [](const LogConfig& c) { return str(c.index_interval_bytes); },
+       "How often (in log bytes) an offset index entry is added."},
+      {"max.message.bytes", kInt, "message.max.bytes", true,
+       [](const LogConfig& c) { return str(c.max_message_bytes); },
+       "The largest record batch size allowed."},
+      {"message.timestamp.type", kString, "log.message.timestamp.type", true,
+       [](const LogConfig& c) { return c.message_timestamp_type; },
+       "Whether record timestamps are CreateTime or LogAppendTime."},
+      {"retention.bytes", kLong, "log.retention.bytes", true,
+       [](const LogConfig& c) { return str(c.retention_bytes); },
+       "The maximum size a partition can grow to before old segments are deleted (-1: no limit)."},
+      {"retention.ms", kLong, "log.retention.ms", false,
+       [](const LogConfig& c) { return str(c.retention_ms); },
+       "How long a segment is retained before it is deleted (-1: no limit)."},
+      {"segment.bytes", kInt, "log.segment.bytes", true,
+       [](const LogConfig& c) { return str(c.segment_bytes); },
+       "The segment file size of the log."},
+      {"segment.index.bytes", kInt, "log.index.size.max.bytes", true,
+       [](const LogConfig& c) { return str(c.segment_index_bytes); },
+       "The size of the index that maps offsets to file positions."},
+      {"segment.ms", kLong, "log.roll.ms", false,
+       [](const LogConfig& c) { return str(c.segment_ms); },
+       "The time after which a new segment is rolled even if the current one is not full."},
+  };
+  return keys;
+}
+
+const TopicConfigKey* find_topic_config_key(const std::string& name) {
+  for (const TopicConfigKey& k : topic_config_keys()) {
+    if (name == k.name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    if (comma > start) parts.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return parts;
+}
+
+std::string join_list(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
+std::optional<ApiError> null_values_error(const std::vector<std::string>& names) {
+  if (names.empty()) return std::nullopt;
+  return ApiError{kafka_error::kInvalidRequest, "Null value not supported for : " + joined(names)};
+}
+
+std::optional<ApiError> alter_broker_configs(const Broker& broker, const std::string& name,
+                                             const std::vector<std::string>& keys) {
+  // As Kafka's ConfigAdminManager.validateResourceNameIsCurrentNodeId.
+  if (!name.empty()) {
+    int32_t id = 0;
+    auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+    if (ec != std::errc() || end != name.data() + name.size()) {
+      return ApiError{kafka_error::kInvalidRequest,
+                      "Node id must be an integer, but it is: " + name};
+    }
+    if (id != broker.config().node_id) {
+      return ApiError{kafka_error::kInvalidRequest, "Unexpected broker id, expected " +
+                                                        std::to_string(broker.config().node_id) +
+                                                        ", but received " + name};
+    }
+  }
+  if (keys.empty()) return std::nullopt;
+  return ApiError{kafka_error::kInvalidRequest,
+                  "Cannot update these configs dynamically: Set(" + joined(keys) + ")"};
+}
+
+asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string& topic,
+                                              const OverridesEdit& edit, bool validate_only) {
+  if (topic.empty()) {
+    co_return ApiError{kafka_error::kInvalidRequest, "Default topic resources are not allowed."};
+  }
+  if (!storage::valid_topic_name(topic)) {
+    co_return ApiError{kafka_error::kInvalidTopic, "Topic name \"" + topic + "\" is illegal"};
+  }
+  int32_t partitions = 0;
+  {
+    std::lock_guard lock(overrides_mutex());
+    const std::optional<TopicInfo> info = broker.topics().get(topic);
+    std::map<std::string, std::string> overrides;
+    if (info) overrides = info->configs;
+    if (auto bad = edit(overrides)) co_return *bad;
+    // Kafka validates the configs before it checks that the topic exists.
+    storage::LogConfig check = broker.config().log_defaults;
+    if (auto r = check.apply(overrides); !r)
+      co_return ApiError{kafka_error::kInvalidConfig, r.error()};
+    if (!info) {
+      co_return ApiError{kafka_error::kUnknownTopicOrPartition,
+                         "The topic '" + topic + "' does not exist."};
+    }
+    if (validate_only) co_return ApiError{};
+    if (auto r = broker.topics().set_configs(topic, overrides); !r) {
+      co_return ApiError{kafka_error::kKafkaStorageError, r.error()};
+    }
+    partitions = info->partitions;
+  }
+  // Each log reads the persisted overrides on its own shard, so whichever of two
+  // concurrent alters applies last still installs the latest state.
+  for (int32_t p = 0; p < partitions; ++p) {
+    const storage::TopicPartition tp{topic, PartitionId(p)};
+    // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
+    // captures passed as a prvalue in a co_await operand (tp lives in this frame).
+    const bool installed = co_await broker.on_shard(broker.owner_shard(tp), [&broker, at = &tp] {
+      storage::Log* log = broker.logs().get(*at);
+      if (log != nullptr) log->set_config(broker.log_config_for(at->topic));
+      return log != nullptr;
+    });
+    if (!installed) spdlog::warn("altering configs: no log for {}-{}", tp.topic, p);
+  }
+  spdlog::info("altered configs of topic {}", topic);
+  co_return ApiError{};
+}
+
+}  // namespace strata::broker

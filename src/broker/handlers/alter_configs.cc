@@ -1,0 +1,70 @@
+// AlterConfigs (legacy): replaces the whole set of a topic's overrides with the given
+// configs (those not named revert to the broker's defaults), validated, persisted and
+// applied to the live partition logs. BROKER resources: Strata has no dynamic broker
+// configs. Errors: INVALID_REQUEST (repeated resource or key, null value, bad broker
+// name, any broker config, other resource types), INVALID_TOPIC_EXCEPTION,
+// INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+#include "broker/config_admin.h"
+#include "broker/errors.h"
+#include "broker/handlers/handlers.h"
+
+namespace strata::broker {
+
+using protocol::AlterConfigsRequest;
+using protocol::AlterConfigsResponse;
+
+namespace {
+
+// Kafka's ConfigAdminManager.preprocess checks, then the change itself.
+asio::awaitable<ApiError> alter(Broker& broker, const AlterConfigsRequest::Resource& r,
+                                bool validate_only) {
+  if (auto bad = check_unique_keys(r.configs)) co_return *bad;
+  std::vector<std::string> nulls, keys;
+  std::map<std::string, std::string> overrides;
+  for (const auto& c : r.configs) {
+    keys.push_back(c.name);
+    if (c.value) {
+      overrides[c.name] = *c.value;
+    } else {
+      nulls.push_back(c.name);
+    }
+  }
+  if (auto bad = null_values_error(nulls)) co_return *bad;
+  if (r.resource_type == config_resource::kBroker) {
+    co_return alter_broker_configs(broker, r.resource_name, keys).value_or(ApiError{});
+  }
+  if (r.resource_type != config_resource::kTopic) {
+    co_return ApiError{kafka_error::kInvalidRequest,
+                       "Unknown resource type " + std::to_string(int(r.resource_type))};
+  }
+  auto replace = [&overrides](std::map<std::string, std::string>& current) {
+    current = overrides;
+    return std::optional<ApiError>();
+  };
+  co_return co_await alter_topic_configs(broker, r.resource_name, replace, validate_only);
+}
+
+}  // namespace
+
+asio::awaitable<AlterConfigsResponse> handle_alter_configs(Broker& broker, RequestContext&,
+                                                           AlterConfigsRequest& request) {
+  AlterConfigsResponse response;
+  const auto dups = duplicate_resources(request.resources);
+  for (const auto& r : request.resources) {
+    ApiError err;
+    if (dups.count({r.resource_type, r.resource_name})) {
+      err = {kafka_error::kInvalidRequest, "Each resource must appear at most once."};
+    } else {
+      err = co_await alter(broker, r, request.validate_only);
+    }
+    AlterConfigsResponse::Result out;
+    out.error_code = err.code;
+    out.error_message = err.message;
+    out.resource_type = r.resource_type;
+    out.resource_name = r.resource_name;
+    response.responses.push_back(std::move(out));
+  }
+  co_return response;
+}
+
+}  // namespace strata::broker

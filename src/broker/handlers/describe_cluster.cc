@@ -1,0 +1,52 @@
+// DescribeCluster: the cluster id, this node as the only broker and as the controller
+// id (a KRaft broker answers the id of a live broker there). Only the brokers endpoint
+// type is served. Errors: INVALID_REQUEST (v0) or MISMATCHED_ENDPOINT_TYPE for the
+// controllers endpoint type, UNSUPPORTED_ENDPOINT_TYPE for an unknown one.
+#include "broker/errors.h"
+#include "broker/handlers/handlers.h"
+
+namespace strata::broker {
+
+using protocol::DescribeClusterRequest;
+using protocol::DescribeClusterResponse;
+
+namespace {
+
+// Without an authorizer Kafka allows every operation the CLUSTER resource supports:
+// CREATE(5), ALTER(7), DESCRIBE(8), CLUSTER_ACTION(9), DESCRIBE_CONFIGS(10),
+// ALTER_CONFIGS(11) and IDEMPOTENT_WRITE(12), one bit each.
+constexpr int32_t kClusterOperations =
+    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
+
+}  // namespace
+
+asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker& broker,
+                                                                 RequestContext& ctx,
+                                                                 DescribeClusterRequest& request) {
+  DescribeClusterResponse r;
+  const bool v0 = ctx.header.api_version == 0;
+  r.endpoint_type = request.endpoint_type;
+  if (request.endpoint_type == DescribeClusterRequest::kControllers) {
+    r.error_code = v0 ? kafka_error::kInvalidRequest : kafka_error::kMismatchedEndpointType;
+    r.error_message =
+        "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+        "CONTROLLER";
+    co_return r;
+  }
+  if (request.endpoint_type != DescribeClusterRequest::kBrokers) {
+    r.error_code = v0 ? kafka_error::kInvalidRequest : kafka_error::kUnsupportedEndpointType;
+    r.error_message = "Unsupported endpoint type " + std::to_string(int(request.endpoint_type));
+    co_return r;
+  }
+  const BrokerConfig& c = broker.config();
+  r.cluster_id = broker.logs().cluster_id();
+  r.controller_id = c.node_id;
+  r.brokers.push_back({c.node_id, c.advertised_host_or_listener(),
+                       int32_t(c.advertised_port_or_listener()), std::nullopt});
+  if (request.include_cluster_authorized_operations) {
+    r.cluster_authorized_operations = kClusterOperations;
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker
