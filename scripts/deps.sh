@@ -12,14 +12,33 @@ PACKAGES=(
   python3-confluent-kafka kcat librdkafka-dev
 )
 
+# kafkajs, the JavaScript client the compatibility tests drive, comes from npm.
+install_kafkajs() {
+  local js
+  js="$(cd "$(dirname "$0")/.." && pwd)/tests/compat/js"
+  [ -d "$js/node_modules/kafkajs" ] && return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
+  fi
+  echo "deps: installing kafkajs from npm"
+  # The version is pinned in package.json; no lock file (it would name registry hosts).
+  (cd "$js" && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
+}
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  install_kafkajs
+  exit 0
+fi
 
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 echo "deps: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_kafkajs
