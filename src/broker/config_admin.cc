@@ -18,12 +18,6 @@ std::string str(int64_t v) {
   return std::to_string(v);
 }
 
-// Serializes read-modify-write of topic overrides across shards.
-std::mutex& overrides_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-
 std::string joined(const std::vector<std::string>& keys) {
   std::string out;
   for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
@@ -31,6 +25,11 @@ std::string joined(const std::vector<std::string>& keys) {
 }
 
 }  // namespace
+
+std::mutex& topic_admin_mutex() {
+  static std::mutex mu;
+  return mu;
+}
 
 const std::vector<TopicConfigKey>& topic_config_keys() {
   using namespace config_type;
@@ -136,15 +135,16 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
   }
   int32_t partitions = 0;
   {
-    std::lock_guard lock(overrides_mutex());
+    std::lock_guard lock(topic_admin_mutex());
     const std::optional<TopicInfo> info = broker.topics().get(topic);
     std::map<std::string, std::string> overrides;
     if (info) overrides = info->configs;
     if (auto bad = edit(overrides)) co_return *bad;
     // Kafka validates the configs before it checks that the topic exists.
     storage::LogConfig check = broker.config().log_defaults;
-    if (auto r = check.apply(overrides); !r)
+    if (auto r = check.apply(overrides); !r) {
       co_return ApiError{kafka_error::kInvalidConfig, r.error()};
+    }
     if (!info) {
       co_return ApiError{kafka_error::kUnknownTopicOrPartition,
                          "The topic '" + topic + "' does not exist."};
@@ -159,8 +159,7 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
   // concurrent alters applies last still installs the latest state.
   for (int32_t p = 0; p < partitions; ++p) {
     const storage::TopicPartition tp{topic, PartitionId(p)};
-    // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
-    // captures passed as a prvalue in a co_await operand (tp lives in this frame).
+    // Captures references and pointers only, as Broker::on_shard requires.
     const bool installed = co_await broker.on_shard(broker.owner_shard(tp), [&broker, at = &tp] {
       storage::Log* log = broker.logs().get(*at);
       if (log != nullptr) log->set_config(broker.log_config_for(at->topic));

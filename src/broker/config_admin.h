@@ -1,12 +1,14 @@
 // What DescribeConfigs, AlterConfigs and IncrementalAlterConfigs share: the catalog of
 // topic configs Strata knows (Kafka's names, types and broker synonyms), the checks
 // Kafka makes of every alter request, and the one path by which a topic's overrides
-// change (validate, persist in Topics, apply to the live partition logs).
+// change (validate, persist in Topics, apply to the live partition logs). CreatePartitions
+// shares its lock.
 #pragma once
 
 #include <asio.hpp>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -104,13 +106,18 @@ std::optional<ApiError> null_values_error(const std::vector<std::string>& names)
 std::optional<ApiError> alter_broker_configs(const Broker& broker, const std::string& name,
                                              const std::vector<std::string>& keys);
 
+// Held while a topic's overrides or partition count are read, checked and persisted
+// (AlterConfigs, IncrementalAlterConfigs, CreatePartitions), so concurrent requests on
+// different shards cannot lose each other's changes, and new partitions are made with
+// the latest overrides. Never held across a co_await.
+std::mutex& topic_admin_mutex();
+
 // Turns a topic's current overrides into the new ones, or says why it cannot.
 using OverridesEdit = std::function<std::optional<ApiError>(std::map<std::string, std::string>&)>;
 
-// The one way a topic's overrides change. Under a process-wide lock (so concurrent
-// alters of one topic cannot lose each other's edits): applies `edit` to the current
-// overrides, validates the result over the broker defaults (INVALID_CONFIG with
-// LogConfig's message), checks the topic exists (UNKNOWN_TOPIC_OR_PARTITION) and,
+// The one way a topic's overrides change. Under topic_admin_mutex: applies `edit` to
+// the current overrides, validates the result over the broker defaults (INVALID_CONFIG
+// with LogConfig's message), checks the topic exists (UNKNOWN_TOPIC_OR_PARTITION) and,
 // unless `validate_only`, persists it. Then each partition's log takes the new
 // LogConfig on its owner shard. Returns NONE (message null) on success.
 asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string& topic,

@@ -26,7 +26,16 @@ asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestCo
   Resp response = co_await handler(broker, ctx, request);
   protocol::Output out;
   if constexpr (requires { request.acks; }) {
-    if (request.acks == 0) co_return out;  // acks=0: the producer expects no response
+    // acks=0: the producer expects no response. An error can only be signalled by
+    // closing the connection, as Kafka does.
+    if (request.acks == 0) {
+      for (const auto& t : response.responses) {
+        for (const auto& p : t.partition_responses) {
+          if (p.error_code != 0) co_return std::nullopt;
+        }
+      }
+      co_return out;
+    }
   }
   // ApiVersions answers with header v0 always, so any client can read it.
   const bool header_v1 = flexible && Req::kApiKey != protocol::kApiVersionsKey;

@@ -181,7 +181,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   for (size_t pos = 0; pos < batches.size();) {
     auto view = frame_batch(Bytes(batches).subspan(pos));
     if (!view) return fail(storage_error(StorageErrc::kInvalidBatch, "unframed batch in append"));
-    if (view->size() > size_t(config_.max_message_bytes) + kLogOverhead) {
+    if (view->size() > size_t(config_.max_message_bytes)) {  // Kafka counts the whole batch
       return fail(storage_error(StorageErrc::kMessageTooLarge, "batch over max.message.bytes"));
     }
     MutableBytes batch = batches.subspan(pos, view->size());

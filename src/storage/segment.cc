@@ -37,7 +37,12 @@ Result<std::unique_ptr<Segment>, StorageError> Segment::create(const std::string
                                                                int64_t now_ms) {
   auto log = File::open(path_of(dir, base, kLogSuffix), true);
   if (!log) return fail(log.error());
-  if (auto t = (*log)->truncate(0); !t) return fail(t.error());
+  // Truncate only a leftover: on ext4 truncating a file makes its close start writeback.
+  auto existing = (*log)->size();
+  if (!existing) return fail(existing.error());
+  if (*existing > 0) {
+    if (auto t = (*log)->truncate(0); !t) return fail(t.error());
+  }
   auto offsets = OffsetIndex::open(path_of(dir, base, kIndexSuffix), base,
                                    size_t(config.segment_index_bytes), true);
   if (!offsets) return fail(offsets.error());

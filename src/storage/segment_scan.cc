@@ -73,22 +73,20 @@ Result<bool, StorageError> SequentialReader::fill(size_t want) {
   return true;
 }
 
-Result<std::optional<Bytes>, StorageError> SequentialReader::next() {
+Result<bool, StorageError> SequentialReader::next(Bytes& entry) {
   auto have = fill(kMagicPos + 1);
   if (!have) return fail(have.error());
-  if (!*have) return std::optional<Bytes>{};
+  if (!*have) return false;
   const int32_t size = int32_t(load_be32(buf_.data() + begin_ + kBatchLengthPos));
-  if (size < kMinEntrySize || uint64_t(size) + kLogOverhead > max_entry_bytes_) {
-    return std::optional<Bytes>{};
-  }
+  if (size < kMinEntrySize || uint64_t(size) + kLogOverhead > max_entry_bytes_) return false;
   const size_t total = size_t(size) + kLogOverhead;
   have = fill(total);
   if (!have) return fail(have.error());
-  if (!*have) return std::optional<Bytes>{};
-  const Bytes entry(buf_.data() + begin_, total);
+  if (!*have) return false;
+  entry = Bytes(buf_.data() + begin_, total);
   begin_ += total;
   pos_ += total;
-  return std::optional<Bytes>{entry};
+  return true;
 }
 
 }  // namespace strata::storage

@@ -57,10 +57,9 @@ TimestampOffset TimeIndex::last_entry() const {
 Result<void, StorageError> TimeIndex::maybe_append(int64_t timestamp, Offset offset,
                                                    bool skip_full_check) {
   MmapIndex& f = impl_->file;
-  const std::string size = std::to_string(f.entries());
   if (!skip_full_check && full()) {
-    return fail(storage_error(StorageErrc::kIndexFull,
-                              "Attempt to append to a full time index (size = " + size + ")."));
+    return fail(storage_error(StorageErrc::kIndexFull, "Attempt to append to a full time index (size = " +
+                                                           std::to_string(f.entries()) + ")."));
   }
   const TimestampOffset last = last_entry();
   // An equal offset is no error: the roll and close paths re-offer the last entry.
@@ -68,13 +67,13 @@ Result<void, StorageError> TimeIndex::maybe_append(int64_t timestamp, Offset off
     return fail(
         storage_error(StorageErrc::kIndexOrder,
                       "Attempt to append an offset (" + std::to_string(offset.value()) +
-                          ") to slot " + size + " no larger than the last offset appended (" +
+                          ") to slot " + std::to_string(f.entries()) + " no larger than the last offset appended (" +
                           std::to_string(last.offset.value()) + ") to " + f.absolute_path()));
   }
   if (f.entries() != 0 && timestamp < last.timestamp) {
     return fail(storage_error(StorageErrc::kIndexOrder,
                               "Attempt to append a timestamp (" + std::to_string(timestamp) +
-                                  ") to slot " + size +
+                                  ") to slot " + std::to_string(f.entries()) +
                                   " no larger than the last timestamp appended (" +
                                   std::to_string(last.timestamp) + ") to " + f.absolute_path()));
   }
@@ -91,7 +90,7 @@ Result<void, StorageError> TimeIndex::maybe_append(int64_t timestamp, Offset off
     return fail(storage_error(StorageErrc::kIndexFull,
                               std::string(f.writable() ? "Attempt to append to a full"
                                                        : "Attempt to append to a read-only") +
-                                  " time index (size = " + size + ") " + f.absolute_path()));
+                                  " time index (size = " + std::to_string(f.entries()) + ") " + f.absolute_path()));
   }
   uint8_t* slot = f.next_slot();
   store_be64(slot, uint64_t(timestamp));

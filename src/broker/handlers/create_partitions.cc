@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "broker/config_admin.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
 #include "storage/checkpoint.h"
@@ -74,13 +75,11 @@ std::optional<ApiError> check(const Broker& broker, const CreatePartitionsReques
 
 asio::awaitable<ApiError> grow(Broker& broker, const CreatePartitionsRequest::Topic& t,
                                bool validate_only) {
-  // One grower at a time, so two requests cannot both add "the next" partitions.
-  static std::mutex mu;
   std::vector<storage::TopicPartition> created;
   ApiError err;
   int32_t from = 0;
   {
-    std::lock_guard lock(mu);
+    std::lock_guard lock(topic_admin_mutex());  // see config_admin.h
     const std::optional<TopicInfo> info = broker.topics().get(t.name);
     if (!info) co_return ApiError{kafka_error::kUnknownTopicOrPartition, std::nullopt};
     if (auto bad = check(broker, t, *info)) co_return *bad;
@@ -107,8 +106,7 @@ asio::awaitable<ApiError> grow(Broker& broker, const CreatePartitionsRequest::To
     co_return err;
   }
   for (const storage::TopicPartition& tp : created) {
-    // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
-    // captures passed as a prvalue in a co_await operand.
+    // Captures references and pointers only, as Broker::on_shard requires.
     auto gone = co_await broker.on_shard(broker.owner_shard(tp),
                                          [&broker, at = &tp] { return broker.logs().remove(*at); });
     if (!gone)

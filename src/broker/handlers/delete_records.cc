@@ -59,8 +59,7 @@ asio::awaitable<DeleteRecordsResponse> handle_delete_records(Broker& broker, Req
         pr.low_watermark = kInvalidLowWatermark;
       } else {
         // Looked up again on the owner shard: a concurrent DeleteTopics removes it there.
-        // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
-        // captures passed as a prvalue in a co_await operand (`found` lives in this frame).
+        // Captures references and pointers only, as Broker::on_shard requires.
         pr = co_await broker.on_shard(found.ref->shard,
                                       [&broker, tp = &found.ref->tp, offset = p.offset] {
                                         storage::Log* log = broker.logs().get(*tp);

@@ -64,8 +64,7 @@ asio::awaitable<DescribeLogDirsResponse> handle_describe_log_dirs(Broker& broker
   std::map<size_t, std::vector<size_t>> by_shard;  // indexes into tps
   for (size_t i = 0; i < tps.size(); ++i) by_shard[broker.owner_shard(tps[i])].push_back(i);
   for (const auto& [shard, indexes] : by_shard) {
-    // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
-    // captures passed as a prvalue in a co_await operand (all three live in this frame).
+    // Captures references and pointers only, as Broker::on_shard requires.
     const bool done =
         co_await broker.on_shard(shard, [&broker, in = &tps, out = &sizes, which = &indexes] {
           for (size_t i : *which) {

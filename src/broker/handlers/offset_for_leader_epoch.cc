@@ -62,8 +62,7 @@ asio::awaitable<OffsetForLeaderEpochResponse> handle_offset_for_leader_epoch(
         pr.error_code = fenced;
       } else {
         // Looked up again on the owner shard: a concurrent DeleteTopics removes it there.
-        // Pointer captures only: GCC 12 frees a bitwise copy of a lambda with non-trivial
-        // captures passed as a prvalue in a co_await operand (`found` lives in this frame).
+        // Captures references and pointers only, as Broker::on_shard requires.
         pr = co_await broker.on_shard(found.ref->shard,
                                       [&broker, tp = &found.ref->tp, epoch = p.leader_epoch] {
                                         const storage::Log* log = broker.logs().get(*tp);
