@@ -116,6 +116,7 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
   if (options.clean_shutdown || recovered) durable_->store(next_offset_.value());
   last_sync_request_ms_ = options.now_ms;
   sync_requested_ = recovery_point();
+  if (auto e = load_epochs(); !e) return e;
   if (recovery_point() < next_offset_) dirty_.emplace_back(active().log_file(), next_offset_);
   return {};
 }
@@ -175,6 +176,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   }
   const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
   std::vector<BatchInfo> infos;
+  bool epochs_changed = false;
   AppendResult result;
   result.first_offset = next_offset_;
   Offset next = next_offset_;
@@ -190,6 +192,10 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     if (log_append_time) set_log_append_time(batch, TimestampMs(now_ms));
     const int64_t max_ts = log_append_time ? now_ms : view->max_timestamp();
     const Offset last(next.value() + last_delta);
+    if (epochs_.empty() || epoch > epochs_.back().epoch) {
+      epochs_.push_back({epoch, next});
+      epochs_changed = true;
+    }
     infos.push_back(BatchInfo{last, max_ts, uint32_t(batch.size())});
     result.max_timestamp = std::max(result.max_timestamp, max_ts);
     next = Offset(last.value() + 1);
@@ -202,6 +208,10 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   }
   if (auto r = active().append(batches, infos); !r) return fail(r.error());
   next_offset_ = next;
+  // A new leader epoch starts here: rare (once per epoch), so written at once, durably.
+  if (epochs_changed) {
+    if (auto e = save_epochs(); !e) return fail(e.error());
+  }
   result.last_offset = Offset(next.value() - 1);
   result.batches = infos.size();
   if (log_append_time) result.log_append_time = now_ms;
@@ -332,6 +342,51 @@ std::vector<Offset> Log::segment_bases() const {
   std::vector<Offset> out;
   for (const auto& [base, seg] : segments_) out.emplace_back(base);
   return out;
+}
+
+}  // namespace strata::storage
+
+namespace strata::storage {
+
+namespace {
+constexpr const char* kEpochFile = "leader-epoch-checkpoint";
+}  // namespace
+
+Result<void, StorageError> Log::load_epochs() {
+  auto read = read_leader_epoch_checkpoint(dir_ + "/" + kEpochFile);
+  if (!read) {
+    // Derived data: a damaged file is dropped and rebuilt by the next append.
+    report_.notes.push_back("ignored a corrupt " + std::string(kEpochFile) + ": " +
+                            read.error().message());
+    epochs_.clear();
+    return save_epochs();
+  }
+  // Keep only strictly increasing epochs and offsets, as Kafka's cache does on load.
+  epochs_.clear();
+  for (const EpochEntry& e : *read) {
+    while (!epochs_.empty() &&
+           (epochs_.back().epoch >= e.epoch || epochs_.back().start_offset >= e.start_offset)) {
+      epochs_.pop_back();
+    }
+    epochs_.push_back(e);
+  }
+  return trim_epochs();
+}
+
+Result<void, StorageError> Log::save_epochs() {
+  return write_leader_epoch_checkpoint(dir_ + "/" + kEpochFile, epochs_);
+}
+
+Result<void, StorageError> Log::trim_epochs() {
+  const size_t before = epochs_.size();
+  const Offset first = epochs_.empty() ? Offset(0) : epochs_.front().start_offset;
+  std::erase_if(epochs_, [this](const EpochEntry& e) { return e.start_offset >= next_offset_; });
+  while (epochs_.size() > 1 && epochs_[1].start_offset <= log_start_) epochs_.erase(epochs_.begin());
+  if (!epochs_.empty() && epochs_.front().start_offset < log_start_) {
+    epochs_.front().start_offset = log_start_;
+  }
+  const bool changed = epochs_.size() != before || (!epochs_.empty() && epochs_.front().start_offset != first);
+  return changed ? save_epochs() : Result<void, StorageError>{};
 }
 
 }  // namespace strata::storage

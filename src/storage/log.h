@@ -16,6 +16,7 @@
 #include "common/bytes.h"
 #include "common/result.h"
 #include "common/types.h"
+#include "storage/checkpoint.h"
 #include "storage/errors.h"
 #include "storage/log_config.h"
 #include "storage/segment.h"
@@ -98,6 +99,8 @@ class Log {
   std::vector<Offset> segment_bases() const;
   const LogRecoveryReport& recovery_report() const { return report_; }
   const std::string& dir() const { return dir_; }
+  // The leader epoch cache (leader-epoch-checkpoint): the first offset of each epoch.
+  const std::vector<EpochEntry>& epochs() const { return epochs_; }
   const LogConfig& config() const { return config_; }
   // Replaces the settings (AlterConfigs). Each takes effect at its next use (appends,
   // rolls, flushes, retention); existing segments keep the index sizes they were made with.
@@ -112,6 +115,10 @@ class Log {
   const Segment* segment_for(Offset offset) const;
   Result<void, StorageError> delete_segment(Offset base, int64_t now_ms);
   void unlink_due(int64_t now_ms);
+  Result<void, StorageError> load_epochs();
+  Result<void, StorageError> save_epochs();
+  // Drops epoch entries at or past the log end and before the log start.
+  Result<void, StorageError> trim_epochs();
 
   std::string dir_;
   LogConfig config_;
@@ -128,6 +135,7 @@ class Log {
   std::vector<std::pair<std::shared_ptr<File>, Offset>> dirty_;
   std::vector<std::pair<std::unique_ptr<Segment>, int64_t>> pending_deletes_;  // due time
   LogRecoveryReport report_;
+  std::vector<EpochEntry> epochs_;
   bool closed_ = false;
 };
 

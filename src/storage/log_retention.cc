@@ -49,6 +49,7 @@ Result<size_t, StorageError> Log::apply_retention(int64_t now_ms) {
   }
   log_start_ = std::max(log_start_, Offset(segments_.begin()->first));
   unlink_due(now_ms);
+  if (auto e = trim_epochs(); !e) return fail(e.error());
   return doomed.size();
 }
 
@@ -63,7 +64,7 @@ Result<void, StorageError> Log::advance_log_start_offset(Offset offset, int64_t 
   while (segments_.size() > 1 && Offset(std::next(segments_.begin())->first) <= log_start_) {
     if (auto r = delete_segment(Offset(segments_.begin()->first), now_ms); !r) return r;
   }
-  return {};
+  return trim_epochs();
 }
 
 Result<void, StorageError> Log::close() {

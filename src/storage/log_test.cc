@@ -422,3 +422,58 @@ TEST(Log, FlushMessagesPolicy) {
 
 }  // namespace
 }  // namespace strata::storage
+
+namespace strata::storage {
+namespace {
+
+TEST(Log, LeaderEpochCheckpoint) {
+  TempDir dir;
+  {
+    auto log = open_log(dir);
+    auto a = make_batch(3, kNow);
+    ASSERT_TRUE(log->append(a, LeaderEpoch(0), kNow).ok());
+    auto b = make_batch(2, kNow);
+    ASSERT_TRUE(log->append(b, LeaderEpoch(0), kNow).ok());
+    auto c = make_batch(2, kNow);
+    ASSERT_TRUE(log->append(c, LeaderEpoch(4), kNow).ok());
+    EXPECT_EQ(log->epochs(), (std::vector<EpochEntry>{{LeaderEpoch(0), Offset(0)},
+                                                      {LeaderEpoch(4), Offset(5)}}));
+    ASSERT_TRUE(log->close().ok());
+  }
+  // Kafka's text format, readable by its tools.
+  std::ifstream in(dir / "leader-epoch-checkpoint");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "0\n2\n0 0\n4 5\n");
+  auto log = open_log(dir);
+  EXPECT_EQ(log->epochs().size(), 2u);
+}
+
+TEST(Log, LeaderEpochsFollowTruncationAndLogStart) {
+  TempDir dir;
+  LogConfig c;
+  c.segment_bytes = 300;
+  uint64_t keep = 0;
+  {
+    auto log = open_log(dir, c);
+    for (int e = 0; e < 4; ++e) {
+      auto b = make_batch(1, kNow, 100);
+      ASSERT_TRUE(log->append(b, LeaderEpoch(e), kNow).ok());
+      if (e == 2) keep = std::filesystem::file_size(dir / segment_file_name(log->segment_bases().back(), ".log"));
+    }
+    ASSERT_TRUE(log->flush().ok());
+    ASSERT_TRUE(log->advance_log_start_offset(Offset(1), kNow).ok());
+    EXPECT_EQ(log->epochs().front().start_offset, Offset(1));
+  }
+  (void)keep;
+  // Cut the last batch (epoch 3): recovery drops its epoch entry too.
+  const auto last = dir / segment_file_name(Offset(3), ".log");
+  ASSERT_TRUE(std::filesystem::exists(last));
+  std::filesystem::resize_file(last, 10);
+  auto log = open_log(dir, c, false);
+  EXPECT_EQ(log->log_end_offset(), Offset(3));
+  ASSERT_FALSE(log->epochs().empty());
+  EXPECT_EQ(log->epochs().back().epoch, LeaderEpoch(2));
+}
+
+}  // namespace
+}  // namespace strata::storage
