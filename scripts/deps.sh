@@ -9,7 +9,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libasio-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kafka python3-lz4 python3-snappy python3-zstandard
-  python3-confluent-kafka kcat librdkafka-dev
+  python3-confluent-kafka kcat librdkafka-dev iperf3
 )
 
 # kafkajs, the JavaScript client the compatibility tests drive, comes from npm.

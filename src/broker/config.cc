@@ -100,6 +100,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"log.segment.delete.delay.ms", topic("file.delete.delay.ms")},
       {"log.cleanup.policy", topic("cleanup.policy")},
       {"log.message.timestamp.type", topic("message.timestamp.type")},
+      {"compression.type", topic("compression.type")},
   };
   // Kafka gives ms precedence over minutes over hours; apply in that order of weakness.
   static const char* const kWeakestFirst[] = {"log.retention.hours", "log.retention.minutes",

@@ -51,6 +51,10 @@ Result<void, std::string> LogConfig::apply(const std::map<std::string, std::stri
          return parse_choice(n, v, {"delete", "compact", "compact,delete", "delete,compact"},
                              cleanup_policy);
        }},
+      {"compression.type", [&](auto& n, auto& v) {
+         return parse_choice(n, v, {"producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"},
+                             compression_type);
+       }},
       {"message.timestamp.type", [&](auto& n, auto& v) {
          return parse_choice(n, v, {"CreateTime", "LogAppendTime"}, message_timestamp_type);
        }},

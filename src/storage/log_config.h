@@ -22,6 +22,7 @@ struct LogConfig {
   int64_t file_delete_delay_ms = 60000;     // file.delete.delay.ms
   std::string cleanup_policy = "delete";    // cleanup.policy
   std::string message_timestamp_type = "CreateTime";  // message.timestamp.type
+  std::string compression_type = "producer";          // compression.type
 
   // Applies Kafka-named settings over these values. Unknown names and bad values are
   // errors ("segment.bytes: not a number: x"), checked against Kafka's minimums.

@@ -1,10 +1,11 @@
-// strata: the single binary. Subcommands: broker, dump-log.
+// strata: the single binary. Subcommands: broker, dump-log, topic.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "tools/broker_command.h"
 #include "tools/dump_log.h"
+#include "tools/topic_command.h"
 
 namespace {
 
@@ -40,8 +41,11 @@ int main(int argc, char** argv) {
   add_dump_log(app, dump);
   strata::tools::BrokerArgs broker;
   strata::tools::add_broker_command(app, broker);
+  strata::tools::TopicArgs topic;
+  strata::tools::add_topic_command(app, topic);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
+  if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

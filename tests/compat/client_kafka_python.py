@@ -52,7 +52,33 @@ def main():
         found = consumer.offsets_for_times({tps[0]: BASE_TS + 7})
         check(found[tps[0]].offset == 7, "offsets_for_times: %s" % (found[tps[0]],))
         consumer.close()
+        recompression(broker)
     print("kafka-python: all checks passed")
+
+
+def recompression(broker):
+    """compression.type=gzip on a topic: uncompressed batches are stored gzip'ed."""
+    import glob
+    import os
+    import struct
+    admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
+    admin.create_topics([NewTopic("zipped", 1, 1, topic_configs={"compression.type": "gzip"})])
+    admin.close()
+    producer = KafkaProducer(bootstrap_servers=broker.bootstrap, acks="all", linger_ms=5)
+    values = [("zipped value %d " % i * 20).encode() for i in range(100)]
+    for v in values:
+        producer.send("zipped", value=v, partition=0)
+    producer.flush()
+    producer.close()
+    consumer = KafkaConsumer(bootstrap_servers=broker.bootstrap, consumer_timeout_ms=5000)
+    consumer.assign([TopicPartition("zipped", 0)])
+    consumer.seek_to_beginning()
+    check([m.value for m in consumer] == values, "compression.type=gzip: records read back intact")
+    consumer.close()
+    seg = glob.glob(os.path.join(broker.dir, "data", "zipped-0", "*.log"))[0]
+    data = open(seg, "rb").read()
+    (attributes,) = struct.unpack_from(">h", data, 21)
+    check(attributes & 7 == 1, "compression.type=gzip: the stored batch is gzip (codec %d)" % (attributes & 7))
 
 
 if __name__ == "__main__":

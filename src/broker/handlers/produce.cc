@@ -11,6 +11,7 @@
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions.h"
+#include "broker/recompress.h"
 #include "record/validate.h"
 
 namespace strata::broker {
@@ -84,6 +85,19 @@ asio::awaitable<Appended> produce_partition(Broker& broker, const std::string& t
     co_return a;
   }
   MutableBytes batch = *p.records.data;
+  // compression.type other than "producer": rebuild the batch with the topic's codec.
+  std::vector<uint8_t> rebuilt;
+  if (auto codec = target_codec(config.compression_type)) {
+    auto re = recompress(record::BatchView(batch), *codec);
+    if (!re) {
+      a.error = record::kafka_error_code(re.error());
+      co_return a;
+    }
+    if (*re) {
+      rebuilt = std::move(**re);
+      batch = MutableBytes(rebuilt);
+    }
+  }
   auto result = co_await broker.on_shard(ref.shard, [log = ref.log, batch] {
     return log->append(batch, LeaderEpoch(0), now_ms());
   });

@@ -1,0 +1,382 @@
+#include "tools/kafka_client.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/bytes.h"
+#include "protocol/apis/api_versions.h"
+
+namespace strata::tools {
+
+namespace {
+
+constexpr int16_t kUnsupportedVersion = 35;
+// What the client reports as its software in ApiVersions v3+ (Kafka checks the form:
+// letters, digits, '-' and '.').
+constexpr const char* kSoftwareName = "strata-tools";
+constexpr const char* kSoftwareVersion = "0.1";
+
+struct Named {
+  int16_t code;
+  const char* name;
+};
+
+// Kafka's Errors enum, by code.
+constexpr Named kErrorNames[] = {
+    {-1, "UNKNOWN_SERVER_ERROR"}, {0, "NONE"}, {1, "OFFSET_OUT_OF_RANGE"},
+    {2, "CORRUPT_MESSAGE"}, {3, "UNKNOWN_TOPIC_OR_PARTITION"}, {4, "INVALID_FETCH_SIZE"},
+    {5, "LEADER_NOT_AVAILABLE"}, {6, "NOT_LEADER_OR_FOLLOWER"}, {7, "REQUEST_TIMED_OUT"},
+    {8, "BROKER_NOT_AVAILABLE"}, {9, "REPLICA_NOT_AVAILABLE"}, {10, "MESSAGE_TOO_LARGE"},
+    {11, "STALE_CONTROLLER_EPOCH"}, {12, "OFFSET_METADATA_TOO_LARGE"},
+    {13, "NETWORK_EXCEPTION"}, {14, "COORDINATOR_LOAD_IN_PROGRESS"},
+    {15, "COORDINATOR_NOT_AVAILABLE"}, {16, "NOT_COORDINATOR"},
+    {17, "INVALID_TOPIC_EXCEPTION"}, {18, "RECORD_LIST_TOO_LARGE"},
+    {19, "NOT_ENOUGH_REPLICAS"}, {20, "NOT_ENOUGH_REPLICAS_AFTER_APPEND"},
+    {21, "INVALID_REQUIRED_ACKS"}, {22, "ILLEGAL_GENERATION"},
+    {23, "INCONSISTENT_GROUP_PROTOCOL"}, {24, "INVALID_GROUP_ID"},
+    {25, "UNKNOWN_MEMBER_ID"}, {26, "INVALID_SESSION_TIMEOUT"},
+    {27, "REBALANCE_IN_PROGRESS"}, {28, "INVALID_COMMIT_OFFSET_SIZE"},
+    {29, "TOPIC_AUTHORIZATION_FAILED"}, {30, "GROUP_AUTHORIZATION_FAILED"},
+    {31, "CLUSTER_AUTHORIZATION_FAILED"}, {32, "INVALID_TIMESTAMP"},
+    {33, "UNSUPPORTED_SASL_MECHANISM"}, {34, "ILLEGAL_SASL_STATE"},
+    {35, "UNSUPPORTED_VERSION"}, {36, "TOPIC_ALREADY_EXISTS"}, {37, "INVALID_PARTITIONS"},
+    {38, "INVALID_REPLICATION_FACTOR"}, {39, "INVALID_REPLICA_ASSIGNMENT"},
+    {40, "INVALID_CONFIG"}, {41, "NOT_CONTROLLER"}, {42, "INVALID_REQUEST"},
+    {43, "UNSUPPORTED_FOR_MESSAGE_FORMAT"}, {44, "POLICY_VIOLATION"},
+    {45, "OUT_OF_ORDER_SEQUENCE_NUMBER"}, {46, "DUPLICATE_SEQUENCE_NUMBER"},
+    {47, "INVALID_PRODUCER_EPOCH"}, {48, "INVALID_TXN_STATE"},
+    {49, "INVALID_PRODUCER_ID_MAPPING"}, {50, "INVALID_TRANSACTION_TIMEOUT"},
+    {51, "CONCURRENT_TRANSACTIONS"}, {52, "TRANSACTION_COORDINATOR_FENCED"},
+    {53, "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"}, {54, "SECURITY_DISABLED"},
+    {55, "OPERATION_NOT_ATTEMPTED"}, {56, "KAFKA_STORAGE_ERROR"},
+    {57, "LOG_DIR_NOT_FOUND"}, {58, "SASL_AUTHENTICATION_FAILED"},
+    {59, "UNKNOWN_PRODUCER_ID"}, {60, "REASSIGNMENT_IN_PROGRESS"},
+    {61, "DELEGATION_TOKEN_AUTH_DISABLED"}, {62, "DELEGATION_TOKEN_NOT_FOUND"},
+    {63, "DELEGATION_TOKEN_OWNER_MISMATCH"}, {64, "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"},
+    {65, "DELEGATION_TOKEN_AUTHORIZATION_FAILED"}, {66, "DELEGATION_TOKEN_EXPIRED"},
+    {67, "INVALID_PRINCIPAL_TYPE"}, {68, "NON_EMPTY_GROUP"}, {69, "GROUP_ID_NOT_FOUND"},
+    {70, "FETCH_SESSION_ID_NOT_FOUND"}, {71, "INVALID_FETCH_SESSION_EPOCH"},
+    {72, "LISTENER_NOT_FOUND"}, {73, "TOPIC_DELETION_DISABLED"},
+    {74, "FENCED_LEADER_EPOCH"}, {75, "UNKNOWN_LEADER_EPOCH"},
+    {76, "UNSUPPORTED_COMPRESSION_TYPE"}, {77, "STALE_BROKER_EPOCH"},
+    {78, "OFFSET_NOT_AVAILABLE"}, {79, "MEMBER_ID_REQUIRED"},
+    {80, "PREFERRED_LEADER_NOT_AVAILABLE"}, {81, "GROUP_MAX_SIZE_REACHED"},
+    {82, "FENCED_INSTANCE_ID"}, {83, "ELIGIBLE_LEADERS_NOT_AVAILABLE"},
+    {84, "ELECTION_NOT_NEEDED"}, {85, "NO_REASSIGNMENT_IN_PROGRESS"},
+    {86, "GROUP_SUBSCRIBED_TO_TOPIC"}, {87, "INVALID_RECORD"},
+    {88, "UNSTABLE_OFFSET_COMMIT"}, {89, "THROTTLING_QUOTA_EXCEEDED"},
+    {90, "PRODUCER_FENCED"}, {91, "RESOURCE_NOT_FOUND"}, {92, "DUPLICATE_RESOURCE"},
+    {93, "UNACCEPTABLE_CREDENTIAL"}, {94, "INCONSISTENT_VOTER_SET"},
+    {95, "INVALID_UPDATE_VERSION"}, {96, "FEATURE_UPDATE_FAILED"},
+    {97, "PRINCIPAL_DESERIALIZATION_FAILURE"}, {98, "SNAPSHOT_NOT_FOUND"},
+    {100, "UNKNOWN_TOPIC_ID"}, {101, "DUPLICATE_BROKER_REGISTRATION"},
+    {102, "BROKER_ID_NOT_REGISTERED"}, {103, "INCONSISTENT_TOPIC_ID"},
+    {104, "INCONSISTENT_CLUSTER_ID"}, {105, "TRANSACTIONAL_ID_NOT_FOUND"},
+    {106, "FETCH_SESSION_TOPIC_ID_ERROR"}, {107, "INELIGIBLE_REPLICA"},
+    {108, "NEW_LEADER_ELECTED"}, {109, "OFFSET_MOVED_TO_TIERED_STORAGE"},
+    {110, "FENCED_MEMBER_EPOCH"}, {111, "UNRELEASED_INSTANCE_ID"},
+    {112, "UNSUPPORTED_ASSIGNOR"}, {113, "STALE_MEMBER_EPOCH"},
+    {114, "MISMATCHED_ENDPOINT_TYPE"}, {115, "UNSUPPORTED_ENDPOINT_TYPE"},
+    {116, "UNKNOWN_CONTROLLER_ID"}, {117, "UNKNOWN_SUBSCRIPTION_ID"},
+    {118, "TELEMETRY_TOO_LARGE"}, {119, "INVALID_REGISTRATION"},
+    {120, "TRANSACTION_ABORTABLE"},
+};
+
+// Kafka's names of the APIs the tools may ask for.
+constexpr Named kApiNames[] = {
+    {0, "Produce"}, {1, "Fetch"}, {2, "ListOffsets"}, {3, "Metadata"},
+    {10, "FindCoordinator"}, {18, "ApiVersions"}, {19, "CreateTopics"},
+    {20, "DeleteTopics"}, {21, "DeleteRecords"}, {22, "InitProducerId"},
+    {23, "OffsetForLeaderEpoch"}, {32, "DescribeConfigs"}, {33, "AlterConfigs"},
+    {35, "DescribeLogDirs"}, {37, "CreatePartitions"}, {44, "IncrementalAlterConfigs"},
+    {60, "DescribeCluster"},
+};
+
+const char* find_name(const auto& table, int16_t code) {
+  for (const Named& n : table) {
+    if (n.code == code) return n.name;
+  }
+  return nullptr;
+}
+
+ClientError network_error(std::string what) {
+  return ClientError{ClientError::Kind::kNetwork, std::move(what)};
+}
+ClientError protocol_error(std::string what) {
+  return ClientError{ClientError::Kind::kProtocol, std::move(what)};
+}
+
+// Connects one address within timeout_ms; -1 with `error` set on failure.
+int connect_one(const addrinfo& ai, int timeout_ms, std::string& error) {
+  const int fd = ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                          ai.ai_protocol);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return -1;
+  }
+  int rc = ::connect(fd, ai.ai_addr, ai.ai_addrlen);
+  if (rc != 0 && errno == EINPROGRESS) {
+    pollfd p{fd, POLLOUT, 0};
+    do {
+      rc = ::poll(&p, 1, timeout_ms);
+    } while (rc < 0 && errno == EINTR);
+    if (rc == 0) {
+      error = "connect timed out after " + std::to_string(timeout_ms) + " ms";
+      ::close(fd);
+      return -1;
+    }
+    int so_error = 0;
+    socklen_t len = sizeof so_error;
+    if (rc > 0 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &len) == 0) {
+      errno = so_error;
+      rc = so_error == 0 ? 0 : -1;
+    }
+  }
+  if (rc != 0) {
+    error = std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  // Blocking from here on, each send and receive bounded by the timeout.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+}  // namespace
+
+Result<HostPort, std::string> parse_host_port(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return fail("expected host:port, got '" + std::string(text) + "'");
+  std::string_view host = text.substr(0, colon);
+  const std::string_view port = text.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  unsigned value = 0;
+  const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (host.empty() || ec != std::errc{} || end != port.data() + port.size() || value == 0 ||
+      value > 65535) {
+    return fail("expected host:port, got '" + std::string(text) + "'");
+  }
+  return HostPort{std::string(host), uint16_t(value)};
+}
+
+std::string kafka_error_name(int16_t code) {
+  const char* name = find_name(kErrorNames, code);
+  return name ? name : "UNKNOWN_ERROR_CODE_" + std::to_string(code);
+}
+
+std::string api_name(int16_t api_key) {
+  const char* name = find_name(kApiNames, api_key);
+  return name ? name : "ApiKey" + std::to_string(api_key);
+}
+
+KafkaClient::KafkaClient(int fd, int timeout_ms, std::string client_id)
+    : fd_(fd), timeout_ms_(timeout_ms), client_id_(std::move(client_id)) {}
+
+KafkaClient::KafkaClient(KafkaClient&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), timeout_ms_(other.timeout_ms_),
+      client_id_(std::move(other.client_id_)),
+      next_correlation_id_(other.next_correlation_id_),
+      broker_versions_(std::move(other.broker_versions_)) {}
+
+KafkaClient& KafkaClient::operator=(KafkaClient&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    timeout_ms_ = other.timeout_ms_;
+    client_id_ = std::move(other.client_id_);
+    next_correlation_id_ = other.next_correlation_id_;
+    broker_versions_ = std::move(other.broker_versions_);
+  }
+  return *this;
+}
+
+KafkaClient::~KafkaClient() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int timeout_ms,
+                                                      std::string client_id) {
+  const std::string where = at.host + ":" + std::to_string(at.port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = ::getaddrinfo(at.host.c_str(), std::to_string(at.port).c_str(), &hints, &found);
+  if (rc != 0) return fail(network_error(where + ": " + ::gai_strerror(rc)));
+  std::string error = "no address";
+  int fd = -1;
+  for (const addrinfo* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
+    fd = connect_one(*ai, timeout_ms, error);
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0) return fail(network_error("cannot connect to " + where + ": " + error));
+  KafkaClient client(fd, timeout_ms, std::move(client_id));
+  if (auto r = client.handshake(); !r) {
+    ClientError e = r.error();
+    e.message = where + ": " + e.message;
+    return fail(std::move(e));
+  }
+  return Result<KafkaClient, ClientError>(std::move(client));
+}
+
+std::optional<int16_t> KafkaClient::pick_version(int16_t api_key,
+                                                 protocol::Versions ours) const {
+  const auto it = broker_versions_.find(api_key);
+  if (it == broker_versions_.end()) return std::nullopt;
+  const int16_t low = std::max(ours.min, it->second.min);
+  const int16_t high = std::min(ours.max, it->second.max);
+  if (low > high) return std::nullopt;
+  return high;
+}
+
+ClientError KafkaClient::unsupported(int16_t api_key) const {
+  std::string what = api_name(api_key) + " is not supported by the broker";
+  const auto it = broker_versions_.find(api_key);
+  if (it != broker_versions_.end()) {
+    what += " (it serves v" + std::to_string(it->second.min) + "-" +
+            std::to_string(it->second.max) + ")";
+  }
+  return ClientError{ClientError::Kind::kUnsupported, std::move(what)};
+}
+
+// Asks in our highest ApiVersions version; a broker that does not know it answers
+// UNSUPPORTED_VERSION in v0 with its own range (KIP-511), and the question is asked again.
+Result<void, ClientError> KafkaClient::handshake() {
+  using protocol::ApiVersionsRequest;
+  using protocol::ApiVersionsResponse;
+  int16_t version = ApiVersionsRequest::kVersions.max;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    ApiVersionsRequest request;
+    request.client_software_name = kSoftwareName;
+    request.client_software_version = kSoftwareVersion;
+    const bool flexible = version >= ApiVersionsRequest::kFlexibleFrom;
+    protocol::Output body;
+    protocol::Encoder(body, version, flexible).encode(request);
+    auto frame = exchange(ApiVersionsRequest::kApiKey, version, flexible, body.bytes, 0);
+    if (!frame) return fail(frame.error());
+    ByteReader peek(Bytes(frame->bytes).subspan(frame->body_at));
+    const int16_t error = peek.i16();
+    const int16_t answered = error == kUnsupportedVersion ? 0 : version;
+    auto response = decode<ApiVersionsResponse>(*frame, answered,
+                                                answered >= ApiVersionsResponse::kFlexibleFrom,
+                                                ApiVersionsRequest::kApiKey);
+    if (!response) return fail(response.error());
+    if (response->error_code == kUnsupportedVersion) {
+      for (const auto& k : response->api_keys) {
+        if (k.api_key == ApiVersionsRequest::kApiKey && k.max_version < version) {
+          version = k.max_version;
+        }
+      }
+      continue;
+    }
+    if (response->error_code != 0) {
+      return fail(protocol_error("ApiVersions failed: " + kafka_error_name(response->error_code)));
+    }
+    for (const auto& k : response->api_keys) {
+      broker_versions_[k.api_key] = protocol::Versions{k.min_version, k.max_version};
+    }
+    return {};
+  }
+  return fail(protocol_error("the broker supports no ApiVersions version we speak"));
+}
+
+Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(
+    int16_t api_key, int16_t version, bool flexible, const std::vector<uint8_t>& body,
+    int response_header_version) {
+  if (fd_ < 0) return fail(network_error("connection closed after an earlier error"));
+  std::vector<uint8_t> out;
+  ByteWriter w(out);
+  const size_t size_at = w.reserve(4);
+  const int32_t correlation_id = next_correlation_id_++;
+  w.i16(api_key);
+  w.i16(version);
+  w.i32(correlation_id);
+  w.i16(int16_t(client_id_.size()));
+  w.bytes(as_bytes(client_id_));
+  if (flexible) w.uvarint(0);  // request header v2: no tagged fields
+  w.bytes(body);
+  w.patch_i32(size_at, int32_t(out.size() - 4));
+
+  // After any failure the stream may be out of step: the connection is given up.
+  auto give_up = [this](ClientError e) {
+    ::close(fd_);
+    fd_ = -1;
+    return e;
+  };
+  if (auto r = send_all(out); !r) return fail(give_up(r.error()));
+  uint8_t size_bytes[4];
+  if (auto r = receive(size_bytes, 4); !r) return fail(give_up(r.error()));
+  const int32_t size = int32_t(load_be32(size_bytes));
+  if (size < 4 || size > kResponseBytesMax) {
+    return fail(give_up(protocol_error("response size " + std::to_string(size) +
+                                       " is out of bounds")));
+  }
+  Frame frame;
+  frame.bytes.resize(size_t(size));
+  if (auto r = receive(frame.bytes.data(), frame.bytes.size()); !r) {
+    return fail(give_up(r.error()));
+  }
+  ByteReader in(frame.bytes);
+  const int32_t answered = in.i32();
+  if (response_header_version >= 1) {
+    const uint32_t count = in.uvarint32();
+    for (uint32_t i = 0; i < count && in.ok(); ++i) {
+      (void)in.uvarint32();
+      const uint32_t n = in.uvarint32();
+      if (!in.fits(n)) in.set_fault(ReadFault::kPastEnd);
+      in.skip(n);
+    }
+  }
+  if (!in.ok() || answered != correlation_id) {
+    return fail(give_up(protocol_error("bad response header for " + api_name(api_key))));
+  }
+  frame.body_at = in.position();
+  return frame;
+}
+
+Result<void, ClientError> KafkaClient::send_all(const std::vector<uint8_t>& bytes) {
+  size_t sent = 0;
+  while (sent < bytes.size()) {
+    const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return fail(network_error("send timed out after " + std::to_string(timeout_ms_) + " ms"));
+    }
+    if (n <= 0) return fail(network_error(std::string("send: ") + std::strerror(errno)));
+    sent += size_t(n);
+  }
+  return {};
+}
+
+Result<void, ClientError> KafkaClient::receive(uint8_t* into, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::recv(fd_, into + got, n - got, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      return fail(network_error("no response within " + std::to_string(timeout_ms_) + " ms"));
+    }
+    if (r == 0) return fail(network_error("the broker closed the connection"));
+    if (r < 0) return fail(network_error(std::string("receive: ") + std::strerror(errno)));
+    got += size_t(r);
+  }
+  return {};
+}
+
+}  // namespace strata::tools

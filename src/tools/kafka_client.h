@@ -1,0 +1,128 @@
+// A small blocking Kafka client for the command-line tools: one TCP connection to one
+// broker (Strata's or Kafka's), one request at a time, spoken through the protocol
+// definitions in src/protocol, so the tools exercise the same encoders and decoders as
+// the broker.
+//
+// connect() asks ApiVersions first and remembers the versions the broker serves for
+// every API. call<Resp>(request) then sends the highest version both sides support, with
+// request header v2 in the API's flexible versions (v1 otherwise), and reads the answer
+// with the matching response header (v1 / v0; ApiVersions' is always v0). Nothing
+// throws: failures are ClientError values. An API the broker does not list is kUnsupported
+// before anything is sent. Single-threaded: one caller at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "protocol/message.h"
+
+namespace strata::tools {
+
+struct ClientError {
+  enum class Kind : uint8_t {
+    kNetwork,      // connect, send or receive failed, or timed out
+    kUnsupported,  // no version of the API is served by both sides
+    kProtocol,     // the broker's answer could not be parsed
+  };
+  Kind kind = Kind::kNetwork;
+  std::string message;
+};
+
+struct HostPort {
+  std::string host;
+  uint16_t port = 0;
+};
+
+// "host:port", "[v6addr]:port". Fails on a missing or out-of-range port.
+Result<HostPort, std::string> parse_host_port(std::string_view text);
+
+// Kafka's name for an error code ("TOPIC_ALREADY_EXISTS"), "UNKNOWN_ERROR_CODE_<n>" for
+// a code this table does not know.
+std::string kafka_error_name(int16_t code);
+
+// Kafka's protocol name of an API key ("CreatePartitions"), or "ApiKey<n>".
+std::string api_name(int16_t api_key);
+
+class KafkaClient {
+ public:
+  // Bounds what a response may claim to be before anything is allocated for it.
+  static constexpr int32_t kResponseBytesMax = 100 << 20;
+
+  // Connects within `timeout_ms` and asks ApiVersions; `timeout_ms` also bounds every
+  // later send and receive. `client_id` goes into every request header.
+  static Result<KafkaClient, ClientError> connect(const HostPort& at, int timeout_ms,
+                                                  std::string client_id);
+
+  KafkaClient(KafkaClient&& other) noexcept;
+  KafkaClient& operator=(KafkaClient&& other) noexcept;
+  KafkaClient(const KafkaClient&) = delete;
+  KafkaClient& operator=(const KafkaClient&) = delete;
+  ~KafkaClient();
+
+  // The highest version of an API both sides support; nullopt if there is none.
+  std::optional<int16_t> pick_version(int16_t api_key, protocol::Versions ours) const;
+  template <class Req>
+  std::optional<int16_t> version() const {
+    return pick_version(Req::kApiKey, Req::kVersions);
+  }
+
+  // Sends `request` in version<Req>() and decodes the answer as `Resp` in that version.
+  template <class Resp, class Req>
+  Result<Resp, ClientError> call(Req& request) {
+    const std::optional<int16_t> v = version<Req>();
+    if (!v) return fail(unsupported(Req::kApiKey));
+    const bool flexible = *v >= Req::kFlexibleFrom;
+    protocol::Output body;
+    protocol::Encoder(body, *v, flexible).encode(request);
+    auto frame = exchange(Req::kApiKey, *v, flexible, body.bytes, flexible ? 1 : 0);
+    if (!frame) return fail(frame.error());
+    return decode<Resp>(*frame, *v, flexible, Req::kApiKey);
+  }
+
+ private:
+  // A response frame without its size prefix, and where the body starts in it.
+  struct Frame {
+    std::vector<uint8_t> bytes;
+    size_t body_at = 0;
+  };
+
+  explicit KafkaClient(int fd, int timeout_ms, std::string client_id);
+
+  ClientError unsupported(int16_t api_key) const;
+  Result<void, ClientError> handshake();
+  // Writes one request (header + body) and reads its response frame, checking the
+  // correlation id and skipping the response header of `response_header_version`.
+  Result<Frame, ClientError> exchange(int16_t api_key, int16_t version, bool flexible,
+                                      const std::vector<uint8_t>& body,
+                                      int response_header_version);
+  Result<void, ClientError> send_all(const std::vector<uint8_t>& bytes);
+  Result<void, ClientError> receive(uint8_t* into, size_t n);
+
+  template <class Resp>
+  static Result<Resp, ClientError> decode(Frame& frame, int16_t version, bool flexible,
+                                          int16_t api_key) {
+    Resp response;
+    protocol::Decoder d(frame.bytes, frame.body_at, version, flexible);
+    d.decode(response);
+    if (!d.ok() || d.remaining() != 0) {
+      return fail(ClientError{ClientError::Kind::kProtocol,
+                              "cannot parse the " + api_name(api_key) + " v" +
+                                  std::to_string(version) + " response"});
+    }
+    return response;
+  }
+
+  int fd_ = -1;
+  int timeout_ms_ = 0;
+  std::string client_id_;
+  int32_t next_correlation_id_ = 1;
+  std::map<int16_t, protocol::Versions> broker_versions_;  // from ApiVersions
+};
+
+}  // namespace strata::tools

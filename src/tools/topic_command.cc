@@ -1,0 +1,443 @@
+#include "tools/topic_command.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include "protocol/apis/create_partitions.h"
+#include "protocol/apis/create_topics.h"
+#include "protocol/apis/delete_topics.h"
+#include "protocol/apis/describe_configs.h"
+#include "protocol/apis/incremental_alter_configs.h"
+#include "protocol/apis/list_offsets.h"
+#include "protocol/apis/metadata.h"
+#include "tools/kafka_client.h"
+
+namespace strata::tools {
+
+namespace {
+
+using namespace protocol;
+
+constexpr int16_t kUnknownTopicOrPartition = 3;
+constexpr int16_t kTopicAlreadyExists = 36;
+constexpr int8_t kTopicResource = 2;
+constexpr int8_t kDefaultConfigSource = 5;  // DescribeConfigs' DEFAULT_CONFIG
+constexpr int8_t kOpSet = 0;
+constexpr int8_t kOpDelete = 1;
+constexpr int64_t kEarliest = -2;
+constexpr int64_t kLatest = -1;
+constexpr const char* kClientId = "strata-topic";
+
+// A failed command: what is printed after "Error while executing topic command : ".
+struct CommandError {
+  std::string message;
+};
+using Status = Result<void, CommandError>;
+
+CommandError client_error(const ClientError& e) { return CommandError{e.message}; }
+
+// "NAME: message", Kafka's name for the code and the broker's text if it sent one.
+CommandError kafka_error(int16_t code, const std::optional<std::string>& message) {
+  std::string text = kafka_error_name(code);
+  if (message && !message->empty()) text += ": " + *message;
+  return CommandError{std::move(text)};
+}
+
+CommandError missing_topic(const std::string& topic) {
+  return CommandError{"Topic '" + topic + "' does not exist as expected"};
+}
+
+// Kafka's Uuid text: URL-safe base64 of the 16 bytes, without padding (22 characters).
+std::string uuid_text(const Uuid& id) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string s;
+  uint32_t bits = 0;
+  int count = 0;
+  for (uint8_t b : id.bytes) {
+    bits = (bits << 8) | b;
+    count += 8;
+    while (count >= 6) {
+      count -= 6;
+      s += kAlphabet[(bits >> count) & 0x3f];
+    }
+  }
+  if (count > 0) s += kAlphabet[(bits << (6 - count)) & 0x3f];
+  return s;
+}
+
+std::string join(const std::vector<int32_t>& ids) {
+  std::string s;
+  for (int32_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+  return s;
+}
+
+Result<KafkaClient, CommandError> connect_bootstrap(const TopicArgs& args) {
+  std::string errors;
+  std::string_view rest = args.bootstrap_server;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view one = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    auto at = parse_host_port(one);
+    if (!at) return fail(CommandError{"--bootstrap-server: " + at.error()});
+    auto client = KafkaClient::connect(*at, args.timeout_ms, kClientId);
+    if (client) return Result<KafkaClient, CommandError>(std::move(*client));
+    errors += (errors.empty() ? "" : "; ") + client.error().message;
+  }
+  return fail(CommandError{errors.empty() ? "--bootstrap-server is empty" : errors});
+}
+
+// All topics, without creating any.
+Result<MetadataResponse, CommandError> all_topics(KafkaClient& client) {
+  MetadataRequest request;
+  const std::optional<int16_t> v = client.version<MetadataRequest>();
+  if (v && *v >= 1) request.topics.reset();  // v1+: null is all, empty is none
+  request.allow_auto_topic_creation = false;
+  auto r = client.call<MetadataResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  return std::move(*r);
+}
+
+// The topics the command is about, sorted by name: --topic alone (checked to exist
+// unless --if-exists), or all of them.
+Result<std::vector<const MetadataResponse::Topic*>, CommandError> select_topics(
+    const MetadataResponse& metadata, const TopicArgs& args) {
+  std::vector<const MetadataResponse::Topic*> topics;
+  for (const auto& t : metadata.topics) {
+    if (!t.name) continue;
+    if (!args.topic.empty() && *t.name != args.topic) continue;
+    if (args.exclude_internal && t.is_internal) continue;
+    topics.push_back(&t);
+  }
+  std::sort(topics.begin(), topics.end(), [](auto* a, auto* b) { return *a->name < *b->name; });
+  if (!args.topic.empty() && topics.empty() && !args.if_exists) {
+    return fail(missing_topic(args.topic));
+  }
+  return topics;
+}
+
+Result<std::pair<std::string, std::string>, CommandError> parse_config(const std::string& kv) {
+  const size_t eq = kv.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return fail(CommandError{"--config wants key=value, got '" + kv + "'"});
+  }
+  return std::pair{kv.substr(0, eq), kv.substr(eq + 1)};
+}
+
+Status create_topic(KafkaClient& client, const TopicArgs& args, std::ostream& out) {
+  if (args.partitions && *args.partitions < 1) {
+    return fail(CommandError{"The partitions must be greater than 0"});
+  }
+  if (args.replication_factor && (*args.replication_factor < 1 || *args.replication_factor > 32767)) {
+    return fail(CommandError{"The replication factor must be between 1 and 32767 inclusive"});
+  }
+  const std::optional<int16_t> v = client.version<CreateTopicsRequest>();
+  if (v && *v < 4 && (!args.partitions || !args.replication_factor)) {
+    return fail(CommandError{"this broker (CreateTopics v" + std::to_string(*v) +
+                             ") needs --partitions and --replication-factor"});
+  }
+  CreateTopicsRequest::Topic topic;
+  topic.name = args.topic;
+  topic.num_partitions = args.partitions.value_or(-1);
+  topic.replication_factor = int16_t(args.replication_factor.value_or(-1));
+  for (const std::string& kv : args.configs) {
+    auto c = parse_config(kv);
+    if (!c) return fail(c.error());
+    topic.configs.push_back({c->first, c->second});
+  }
+  CreateTopicsRequest request;
+  request.topics.push_back(std::move(topic));
+  request.timeout_ms = args.timeout_ms;
+  auto r = client.call<CreateTopicsResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  for (const auto& t : r->topics) {
+    if (t.error_code == kTopicAlreadyExists && args.if_not_exists) return {};
+    if (t.error_code != 0) return fail(kafka_error(t.error_code, t.error_message));
+  }
+  out << "Created topic " << args.topic << ".\n";
+  return {};
+}
+
+Status list_topics(KafkaClient& client, const TopicArgs& args, std::ostream& out) {
+  auto metadata = all_topics(client);
+  if (!metadata) return fail(metadata.error());
+  TopicArgs all = args;
+  all.if_exists = true;  // --list --topic T prints nothing when T is absent
+  auto topics = select_topics(*metadata, all);
+  if (!topics) return fail(topics.error());
+  for (const auto* t : *topics) out << *t->name << "\n";
+  return {};
+}
+
+Status delete_topic(KafkaClient& client, const TopicArgs& args) {
+  DeleteTopicsRequest request;
+  request.topics.push_back({args.topic, Uuid{}});  // v6+
+  request.topic_names.push_back(args.topic);       // v0-5
+  request.timeout_ms = args.timeout_ms;
+  auto r = client.call<DeleteTopicsResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  for (const auto& t : r->responses) {
+    if (t.error_code == kUnknownTopicOrPartition) {
+      if (args.if_exists) return {};
+      return fail(missing_topic(args.topic));
+    }
+    if (t.error_code != 0) return fail(kafka_error(t.error_code, t.error_message));
+  }
+  return {};
+}
+
+Status alter_partitions(KafkaClient& client, const TopicArgs& args) {
+  if (!args.partitions) return fail(CommandError{"--alter needs --partitions"});
+  CreatePartitionsRequest request;
+  request.topics.push_back({args.topic, *args.partitions, std::nullopt});
+  request.timeout_ms = args.timeout_ms;
+  auto r = client.call<CreatePartitionsResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  for (const auto& t : r->results) {
+    if (t.error_code == kUnknownTopicOrPartition) {
+      if (args.if_exists) return {};
+      return fail(missing_topic(args.topic));
+    }
+    if (t.error_code != 0) return fail(kafka_error(t.error_code, t.error_message));
+  }
+  return {};
+}
+
+Status alter_config(KafkaClient& client, const TopicArgs& args, std::ostream& out) {
+  if (args.configs.empty() && args.delete_configs.empty()) {
+    return fail(CommandError{"--alter-config needs --config k=v or --delete-config k"});
+  }
+  IncrementalAlterConfigsRequest::Resource resource;
+  resource.resource_type = kTopicResource;
+  resource.resource_name = args.topic;
+  for (const std::string& kv : args.configs) {
+    auto c = parse_config(kv);
+    if (!c) return fail(c.error());
+    resource.configs.push_back({c->first, kOpSet, c->second});
+  }
+  for (const std::string& k : args.delete_configs) {
+    resource.configs.push_back({k, kOpDelete, std::nullopt});
+  }
+  IncrementalAlterConfigsRequest request;
+  request.resources.push_back(std::move(resource));
+  auto r = client.call<IncrementalAlterConfigsResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  for (const auto& res : r->responses) {
+    if (res.error_code == kUnknownTopicOrPartition && args.if_exists) return {};
+    if (res.error_code != 0) return fail(kafka_error(res.error_code, res.error_message));
+  }
+  out << "Completed updating config for topic " << args.topic << ".\n";
+  return {};
+}
+
+// ---- --describe ---------------------------------------------------------------------
+
+// "k=v,..." of each topic's configs that are not defaults, as kafka-topics.sh shows.
+Result<std::map<std::string, std::string>, CommandError> topic_configs(
+    KafkaClient& client, const std::vector<const MetadataResponse::Topic*>& topics) {
+  DescribeConfigsRequest request;
+  for (const auto* t : topics) {
+    request.resources.push_back({kTopicResource, *t->name, std::nullopt});
+  }
+  const std::optional<int16_t> v = client.version<DescribeConfigsRequest>();
+  auto r = client.call<DescribeConfigsResponse>(request);
+  if (!r) return fail(client_error(r.error()));
+  std::map<std::string, std::string> configs;
+  for (const auto& res : r->results) {
+    if (res.error_code != 0) return fail(kafka_error(res.error_code, res.error_message));
+    std::string& line = configs[res.resource_name];
+    for (const auto& c : res.configs) {
+      const bool is_default = *v == 0 ? c.is_default : c.config_source == kDefaultConfigSource;
+      if (is_default) continue;
+      line += (line.empty() ? "" : ",") + c.name + "=" + c.value.value_or("null");
+    }
+  }
+  return configs;
+}
+
+// Each partition's log start and end offsets, or the reason one is unknown.
+struct Watermarks {
+  std::string start = "?";
+  std::string end = "?";
+};
+using PartitionKey = std::pair<std::string, int32_t>;
+
+// Asks one broker for `timestamp` (-2 earliest, -1 latest) of each partition and
+// stores the answers through `field`.
+void list_offsets(KafkaClient& client,
+                  const std::map<std::string, std::vector<int32_t>>& partitions,
+                  int64_t timestamp, std::string Watermarks::*field,
+                  std::map<PartitionKey, Watermarks>& into) {
+  ListOffsetsRequest request;
+  request.replica_id = -1;
+  for (const auto& [topic, ids] : partitions) {
+    ListOffsetsRequest::Topic t{topic, {}};
+    for (int32_t p : ids) t.partitions.push_back({p, -1, timestamp, 1});
+    request.topics.push_back(std::move(t));
+  }
+  const std::optional<int16_t> v = client.version<ListOffsetsRequest>();
+  auto r = client.call<ListOffsetsResponse>(request);
+  for (const auto& [topic, ids] : partitions) {
+    for (int32_t p : ids) into[{topic, p}].*field = r ? "?" : r.error().message;
+  }
+  if (!r) return;
+  for (const auto& t : r->topics) {
+    for (const auto& p : t.partitions) {
+      std::string& value = into[{t.name, p.partition_index}].*field;
+      if (p.error_code != 0) {
+        value = kafka_error_name(p.error_code);
+      } else if (*v == 0) {
+        value = p.old_style_offsets.empty() ? "?" : std::to_string(p.old_style_offsets[0]);
+      } else {
+        value = std::to_string(p.offset);
+      }
+    }
+  }
+}
+
+// ListOffsets goes to each partition's leader: one connection per leader.
+std::map<PartitionKey, Watermarks> watermarks(
+    const MetadataResponse& metadata, const std::vector<const MetadataResponse::Topic*>& topics,
+    int timeout_ms) {
+  std::map<int32_t, std::map<std::string, std::vector<int32_t>>> by_leader;
+  std::map<PartitionKey, Watermarks> result;
+  for (const auto* t : topics) {
+    for (const auto& p : t->partitions) {
+      if (p.leader_id < 0) {
+        result[{*t->name, p.partition_index}] = {"LEADER_NOT_AVAILABLE", "LEADER_NOT_AVAILABLE"};
+      } else {
+        by_leader[p.leader_id][*t->name].push_back(p.partition_index);
+      }
+    }
+  }
+  for (const auto& [leader, partitions] : by_leader) {
+    const auto broker = std::find_if(metadata.brokers.begin(), metadata.brokers.end(),
+                                     [&](const auto& b) { return b.node_id == leader; });
+    std::string error = "BROKER_NOT_AVAILABLE";
+    if (broker != metadata.brokers.end()) {
+      auto client = KafkaClient::connect({broker->host, uint16_t(broker->port)}, timeout_ms,
+                                         kClientId);
+      if (client) {
+        list_offsets(*client, partitions, kEarliest, &Watermarks::start, result);
+        list_offsets(*client, partitions, kLatest, &Watermarks::end, result);
+        continue;
+      }
+      error = client.error().message;
+    }
+    for (const auto& [topic, ids] : partitions) {
+      for (int32_t p : ids) result[{topic, p}] = {error, error};
+    }
+  }
+  return result;
+}
+
+void print_topic(const MetadataResponse::Topic& t, const std::string& configs,
+                 const std::map<PartitionKey, Watermarks>& marks, std::ostream& out) {
+  std::vector<const MetadataResponse::Partition*> partitions;
+  for (const auto& p : t.partitions) partitions.push_back(&p);
+  std::sort(partitions.begin(), partitions.end(),
+            [](auto* a, auto* b) { return a->partition_index < b->partition_index; });
+  out << "Topic: " << *t.name;
+  if (!t.topic_id.is_zero()) out << "\tTopicId: " << uuid_text(t.topic_id);
+  out << "\tPartitionCount: " << partitions.size() << "\tReplicationFactor: "
+      << (partitions.empty() ? 0 : partitions[0]->replica_nodes.size())
+      << "\tConfigs: " << configs << "\n";
+  for (const auto* p : partitions) {
+    const auto m = marks.find({*t.name, p->partition_index});
+    const Watermarks w = m == marks.end() ? Watermarks{} : m->second;
+    out << "\tTopic: " << *t.name << "\tPartition: " << p->partition_index << "\tLeader: "
+        << (p->leader_id < 0 ? "none" : std::to_string(p->leader_id))
+        << "\tReplicas: " << join(p->replica_nodes) << "\tIsr: " << join(p->isr_nodes)
+        << "\tLogStartOffset: " << w.start << "\tLogEndOffset: " << w.end << "\n";
+  }
+}
+
+Status describe_topics(KafkaClient& client, const TopicArgs& args, std::ostream& out,
+                       std::ostream& err) {
+  auto metadata = all_topics(client);
+  if (!metadata) return fail(metadata.error());
+  auto topics = select_topics(*metadata, args);
+  if (!topics) return fail(topics.error());
+  if (topics->empty()) return {};
+  std::map<std::string, std::string> configs;
+  if (client.version<DescribeConfigsRequest>()) {
+    auto c = topic_configs(client, *topics);
+    if (!c) return fail(c.error());
+    configs = std::move(*c);
+  } else {
+    err << "DescribeConfigs is not supported by the broker: configs are not shown\n";
+  }
+  const auto marks = watermarks(*metadata, *topics, args.timeout_ms);
+  for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, out);
+  return {};
+}
+
+Status check_args(const TopicArgs& a) {
+  const int actions = a.create + a.list + a.describe + a.remove + a.alter + a.alter_config;
+  if (actions != 1) {
+    return fail(CommandError{
+        "exactly one of --create, --list, --describe, --delete, --alter, --alter-config "
+        "is required"});
+  }
+  if ((a.create || a.remove || a.alter || a.alter_config) && a.topic.empty()) {
+    return fail(CommandError{"--topic is required"});
+  }
+  return {};
+}
+
+Status run(const TopicArgs& args, std::ostream& out, std::ostream& err) {
+  if (auto r = check_args(args); !r) return r;
+  auto client = connect_bootstrap(args);
+  if (!client) return fail(client.error());
+  if (args.create) return create_topic(*client, args, out);
+  if (args.list) return list_topics(*client, args, out);
+  if (args.describe) return describe_topics(*client, args, out, err);
+  if (args.remove) return delete_topic(*client, args);
+  if (args.alter) return alter_partitions(*client, args);
+  return alter_config(*client, args, out);
+}
+
+}  // namespace
+
+void add_topic_command(CLI::App& app, TopicArgs& args) {
+  CLI::App* cmd = app.add_subcommand(
+      "topic", "Create, list, describe, delete and alter topics on any Kafka-protocol broker "
+               "(kafka-topics.sh's flags)");
+  cmd->add_option("--bootstrap-server", args.bootstrap_server,
+                  "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
+  cmd->add_flag("--create", args.create, "Create a topic");
+  cmd->add_flag("--list", args.list, "List topic names, one a line");
+  cmd->add_flag("--describe", args.describe,
+                "Partitions, leaders, replicas, ISR, log start/end offsets and configs");
+  cmd->add_flag("--delete", args.remove, "Delete a topic");
+  cmd->add_flag("--alter", args.alter, "Raise a topic's partition count (--partitions)");
+  cmd->add_flag("--alter-config", args.alter_config,
+                "Set (--config) or delete (--delete-config) topic configs");
+  cmd->add_option("--topic", args.topic, "The topic (an exact name)");
+  cmd->add_option("--partitions", args.partitions, "Partition count (create, alter)");
+  cmd->add_option("--replication-factor", args.replication_factor, "Replicas per partition");
+  cmd->add_option("--config", args.configs, "A topic config, key=value (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("--delete-config", args.delete_configs, "A topic config to remove (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--if-not-exists", args.if_not_exists, "Create: no error if the topic exists");
+  cmd->add_flag("--if-exists", args.if_exists,
+                "Describe, delete, alter: no error if the topic does not exist");
+  cmd->add_flag("--exclude-internal", args.exclude_internal, "List, describe: skip internal topics");
+  cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
+      ->check(CLI::PositiveNumber);
+}
+
+int run_topic(const TopicArgs& args, std::ostream& out, std::ostream& err) {
+  const Status r = run(args, out, err);
+  out.flush();
+  if (r) return 0;
+  err << "Error while executing topic command : " << r.error().message << "\n";
+  return 1;
+}
+
+}  // namespace strata::tools

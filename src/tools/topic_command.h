@@ -1,0 +1,50 @@
+// `strata topic`: kafka-topics.sh's --create, --list, --describe, --delete and --alter
+// (partition count), plus --alter-config (IncrementalAlterConfigs, what kafka-configs.sh
+// does for a topic), against any Kafka-protocol broker through KafkaClient.
+//
+// Output follows kafka-topics.sh: --list prints one name per line; --describe prints
+//   Topic: T<TAB>TopicId: ID<TAB>PartitionCount: N<TAB>ReplicationFactor: R<TAB>Configs: k=v,...
+//   <TAB>Topic: T<TAB>Partition: 0<TAB>Leader: 1<TAB>Replicas: 1<TAB>Isr: 1
+// and Strata adds each partition's log start and end offsets (ListOffsets -2 / -1) as
+//   <TAB>LogStartOffset: a<TAB>LogEndOffset: b
+// Errors go to stderr as Kafka's error name and message; the exit code is then 1.
+// --topic names one topic exactly (kafka-topics.sh takes a regular expression).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace strata::tools {
+
+struct TopicArgs {
+  std::string bootstrap_server = "127.0.0.1:9092";  // comma-separated: tried in order
+  // Exactly one action.
+  bool create = false;
+  bool list = false;
+  bool describe = false;
+  bool remove = false;  // --delete
+  bool alter = false;
+  bool alter_config = false;
+
+  std::string topic;
+  std::optional<int32_t> partitions;          // absent: the broker's num.partitions
+  std::optional<int32_t> replication_factor;  // absent: the broker's default
+  std::vector<std::string> configs;           // k=v
+  std::vector<std::string> delete_configs;    // k
+  bool if_not_exists = false;
+  bool if_exists = false;
+  bool exclude_internal = false;
+  int timeout_ms = 30000;  // connect, and each request
+};
+
+void add_topic_command(CLI::App& app, TopicArgs& args);
+int run_topic(const TopicArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace strata::tools
