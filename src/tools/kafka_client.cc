@@ -1,9 +1,5 @@
 #include "tools/kafka_client.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -11,6 +7,10 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 
 #include "common/bytes.h"
 #include "protocol/apis/api_versions.h"
@@ -31,6 +31,7 @@ struct Named {
 };
 
 // Kafka's Errors enum, by code.
+// clang-format off
 constexpr Named kErrorNames[] = {
     {-1, "UNKNOWN_SERVER_ERROR"}, {0, "NONE"}, {1, "OFFSET_OUT_OF_RANGE"},
     {2, "CORRUPT_MESSAGE"}, {3, "UNKNOWN_TOPIC_OR_PARTITION"}, {4, "INVALID_FETCH_SIZE"},
@@ -100,6 +101,7 @@ constexpr Named kApiNames[] = {
     {35, "DescribeLogDirs"}, {37, "CreatePartitions"}, {44, "IncrementalAlterConfigs"},
     {60, "DescribeCluster"},
 };
+// clang-format on
 
 const char* find_name(const auto& table, int16_t code) {
   for (const Named& n : table) {
@@ -117,8 +119,8 @@ ClientError protocol_error(std::string what) {
 
 // Connects one address within timeout_ms; -1 with `error` set on failure.
 int connect_one(const addrinfo& ai, int timeout_ms, std::string& error) {
-  const int fd = ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                          ai.ai_protocol);
+  const int fd =
+      ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai.ai_protocol);
   if (fd < 0) {
     error = std::strerror(errno);
     return -1;
@@ -160,7 +162,8 @@ int connect_one(const addrinfo& ai, int timeout_ms, std::string& error) {
 
 Result<HostPort, std::string> parse_host_port(std::string_view text) {
   const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return fail("expected host:port, got '" + std::string(text) + "'");
+  if (colon == std::string_view::npos)
+    return fail("expected host:port, got '" + std::string(text) + "'");
   std::string_view host = text.substr(0, colon);
   const std::string_view port = text.substr(colon + 1);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -189,7 +192,8 @@ KafkaClient::KafkaClient(int fd, int timeout_ms, std::string client_id)
     : fd_(fd), timeout_ms_(timeout_ms), client_id_(std::move(client_id)) {}
 
 KafkaClient::KafkaClient(KafkaClient&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), timeout_ms_(other.timeout_ms_),
+    : fd_(std::exchange(other.fd_, -1)),
+      timeout_ms_(other.timeout_ms_),
       client_id_(std::move(other.client_id_)),
       next_correlation_id_(other.next_correlation_id_),
       broker_versions_(std::move(other.broker_versions_)) {}
@@ -235,8 +239,7 @@ Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int ti
   return Result<KafkaClient, ClientError>(std::move(client));
 }
 
-std::optional<int16_t> KafkaClient::pick_version(int16_t api_key,
-                                                 protocol::Versions ours) const {
+std::optional<int16_t> KafkaClient::pick_version(int16_t api_key, protocol::Versions ours) const {
   const auto it = broker_versions_.find(api_key);
   if (it == broker_versions_.end()) return std::nullopt;
   const int16_t low = std::max(ours.min, it->second.min);
@@ -296,9 +299,10 @@ Result<void, ClientError> KafkaClient::handshake() {
   return fail(protocol_error("the broker supports no ApiVersions version we speak"));
 }
 
-Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(
-    int16_t api_key, int16_t version, bool flexible, const std::vector<uint8_t>& body,
-    int response_header_version) {
+Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(int16_t api_key, int16_t version,
+                                                              bool flexible,
+                                                              const std::vector<uint8_t>& body,
+                                                              int response_header_version) {
   if (fd_ < 0) return fail(network_error("connection closed after an earlier error"));
   std::vector<uint8_t> out;
   ByteWriter w(out);
@@ -324,8 +328,8 @@ Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(
   if (auto r = receive(size_bytes, 4); !r) return fail(give_up(r.error()));
   const int32_t size = int32_t(load_be32(size_bytes));
   if (size < 4 || size > kResponseBytesMax) {
-    return fail(give_up(protocol_error("response size " + std::to_string(size) +
-                                       " is out of bounds")));
+    return fail(
+        give_up(protocol_error("response size " + std::to_string(size) + " is out of bounds")));
   }
   Frame frame;
   frame.bytes.resize(size_t(size));

@@ -111,9 +111,9 @@ class KafkaClient {
     protocol::Decoder d(frame.bytes, frame.body_at, version, flexible);
     d.decode(response);
     if (!d.ok() || d.remaining() != 0) {
-      return fail(ClientError{ClientError::Kind::kProtocol,
-                              "cannot parse the " + api_name(api_key) + " v" +
-                                  std::to_string(version) + " response"});
+      return fail(ClientError{
+          ClientError::Kind::kProtocol,
+          "cannot parse the " + api_name(api_key) + " v" + std::to_string(version) + " response"});
     }
     return response;
   }

@@ -1,7 +1,6 @@
 #include "tools/topic_command.h"
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -37,7 +36,9 @@ struct CommandError {
 };
 using Status = Result<void, CommandError>;
 
-CommandError client_error(const ClientError& e) { return CommandError{e.message}; }
+CommandError client_error(const ClientError& e) {
+  return CommandError{e.message};
+}
 
 // "NAME: message", Kafka's name for the code and the broker's text if it sent one.
 CommandError kafka_error(int16_t code, const std::optional<std::string>& message) {
@@ -132,7 +133,8 @@ Status create_topic(KafkaClient& client, const TopicArgs& args, std::ostream& ou
   if (args.partitions && *args.partitions < 1) {
     return fail(CommandError{"The partitions must be greater than 0"});
   }
-  if (args.replication_factor && (*args.replication_factor < 1 || *args.replication_factor > 32767)) {
+  if (args.replication_factor &&
+      (*args.replication_factor < 1 || *args.replication_factor > 32767)) {
     return fail(CommandError{"The replication factor must be between 1 and 32767 inclusive"});
   }
   const std::optional<int16_t> v = client.version<CreateTopicsRequest>();
@@ -269,9 +271,8 @@ using PartitionKey = std::pair<std::string, int32_t>;
 // Asks one broker for `timestamp` (-2 earliest, -1 latest) of each partition and
 // stores the answers through `field`.
 void list_offsets(KafkaClient& client,
-                  const std::map<std::string, std::vector<int32_t>>& partitions,
-                  int64_t timestamp, std::string Watermarks::*field,
-                  std::map<PartitionKey, Watermarks>& into) {
+                  const std::map<std::string, std::vector<int32_t>>& partitions, int64_t timestamp,
+                  std::string Watermarks::*field, std::map<PartitionKey, Watermarks>& into) {
   ListOffsetsRequest request;
   request.replica_id = -1;
   for (const auto& [topic, ids] : partitions) {
@@ -315,12 +316,13 @@ std::map<PartitionKey, Watermarks> watermarks(
     }
   }
   for (const auto& [leader, partitions] : by_leader) {
+    const int32_t node = leader;  // (clang 14 cannot capture a structured binding)
     const auto broker = std::find_if(metadata.brokers.begin(), metadata.brokers.end(),
-                                     [&](const auto& b) { return b.node_id == leader; });
+                                     [node](const auto& b) { return b.node_id == node; });
     std::string error = "BROKER_NOT_AVAILABLE";
     if (broker != metadata.brokers.end()) {
-      auto client = KafkaClient::connect({broker->host, uint16_t(broker->port)}, timeout_ms,
-                                         kClientId);
+      auto client =
+          KafkaClient::connect({broker->host, uint16_t(broker->port)}, timeout_ms, kClientId);
       if (client) {
         list_offsets(*client, partitions, kEarliest, &Watermarks::start, result);
         list_offsets(*client, partitions, kLatest, &Watermarks::end, result);
@@ -343,14 +345,14 @@ void print_topic(const MetadataResponse::Topic& t, const std::string& configs,
             [](auto* a, auto* b) { return a->partition_index < b->partition_index; });
   out << "Topic: " << *t.name;
   if (!t.topic_id.is_zero()) out << "\tTopicId: " << uuid_text(t.topic_id);
-  out << "\tPartitionCount: " << partitions.size() << "\tReplicationFactor: "
-      << (partitions.empty() ? 0 : partitions[0]->replica_nodes.size())
+  out << "\tPartitionCount: " << partitions.size()
+      << "\tReplicationFactor: " << (partitions.empty() ? 0 : partitions[0]->replica_nodes.size())
       << "\tConfigs: " << configs << "\n";
   for (const auto* p : partitions) {
     const auto m = marks.find({*t.name, p->partition_index});
     const Watermarks w = m == marks.end() ? Watermarks{} : m->second;
-    out << "\tTopic: " << *t.name << "\tPartition: " << p->partition_index << "\tLeader: "
-        << (p->leader_id < 0 ? "none" : std::to_string(p->leader_id))
+    out << "\tTopic: " << *t.name << "\tPartition: " << p->partition_index
+        << "\tLeader: " << (p->leader_id < 0 ? "none" : std::to_string(p->leader_id))
         << "\tReplicas: " << join(p->replica_nodes) << "\tIsr: " << join(p->isr_nodes)
         << "\tLogStartOffset: " << w.start << "\tLogEndOffset: " << w.end << "\n";
   }
@@ -405,8 +407,9 @@ Status run(const TopicArgs& args, std::ostream& out, std::ostream& err) {
 
 void add_topic_command(CLI::App& app, TopicArgs& args) {
   CLI::App* cmd = app.add_subcommand(
-      "topic", "Create, list, describe, delete and alter topics on any Kafka-protocol broker "
-               "(kafka-topics.sh's flags)");
+      "topic",
+      "Create, list, describe, delete and alter topics on any Kafka-protocol broker "
+      "(kafka-topics.sh's flags)");
   cmd->add_option("--bootstrap-server", args.bootstrap_server,
                   "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
   cmd->add_flag("--create", args.create, "Create a topic");
@@ -427,7 +430,8 @@ void add_topic_command(CLI::App& app, TopicArgs& args) {
   cmd->add_flag("--if-not-exists", args.if_not_exists, "Create: no error if the topic exists");
   cmd->add_flag("--if-exists", args.if_exists,
                 "Describe, delete, alter: no error if the topic does not exist");
-  cmd->add_flag("--exclude-internal", args.exclude_internal, "List, describe: skip internal topics");
+  cmd->add_flag("--exclude-internal", args.exclude_internal,
+                "List, describe: skip internal topics");
   cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
       ->check(CLI::PositiveNumber);
 }

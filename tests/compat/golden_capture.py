@@ -306,7 +306,8 @@ def main():
             with proxy.lock:
                 versions = sorted(proxy.versions)
                 sent = {p: list(b) for p, b in proxy.sent.items()}
-            check(proxy.errors == [], "the proxy parsed every Produce request %s" % proxy.errors)
+            check(proxy.errors == [], "the proxy parsed every Produce request" +
+                  "".join("; " + e for e in proxy.errors))
             check(versions != [], "librdkafka sent Produce v%s" % ",".join(map(str, versions)))
             n = sum(len(b) for b in sent.values())
             check(sorted(sent) == list(range(PARTITIONS)) and n >= len(CODECS) * ROUNDS * PARTITIONS,
