@@ -35,7 +35,7 @@ TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 TYPE_STRING, TYPE_INT, TYPE_LONG, TYPE_LIST = 2, 3, 5, 7
 TOPIC, BROKER = 2, 4
 TOPIC_CONFIGS = {
-    "cleanup.policy", "file.delete.delay.ms", "flush.messages", "flush.ms",
+    "cleanup.policy", "compression.type", "file.delete.delay.ms", "flush.messages", "flush.ms",
     "index.interval.bytes", "max.message.bytes", "message.timestamp.type",
     "retention.bytes", "retention.ms", "segment.bytes", "segment.index.bytes", "segment.ms",
 }
@@ -570,6 +570,9 @@ def kp_describe_log_dirs(bs, a, admin, node):
 def kp_offset_for_leader_epoch(bs, a, admin, node):
     t = unique("ep")
     [f.result() for f in a.create_topics([NewTopic(t, 1, 1)]).values()]
+    empty = kp_send(admin, OffsetForLeaderEpochRequest_v3(replica_id=-1, topics=[(t, [(0, -1, 0)])]))
+    check("kp OffsetForLeaderEpoch v3 empty log: epoch 0 ends at 0",
+          tuple(empty.topics[0][1][0]) == (NONE, 0, 0, 0), empty)
     errors = produce(bs, t, 0, 7)
     check("offset_for_leader_epoch setup", errors == [], errors)
 

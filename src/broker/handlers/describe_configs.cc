@@ -120,6 +120,8 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
       {"auto.create.topics.enable", c.auto_create_topics_enable ? "true" : "false", kBoolean,
        "Enable auto creation of topics on the server."},
       {"broker.id", s(c.node_id), kInt, "The broker id (the same as node.id)."},
+      {"compression.type", l.compression_type, kString,
+       "The default final compression of topics; producer keeps the producer's codec."},
       {"default.replication.factor", s(c.default_replication_factor), kInt,
        "The default replication factor for automatically created topics."},
       {"listeners", listener(c.listener_host, c.listener_port), kString,

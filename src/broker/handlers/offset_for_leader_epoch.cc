@@ -1,13 +1,20 @@
-// OffsetForLeaderEpoch: every batch here is written in leader epoch 0 and the epoch
-// never changes, so the epoch cache Kafka would keep is the single entry (0, log start).
-// As Kafka's LeaderEpochFileCache.endOffsetFor: epoch 0 ends at the log end offset; a
-// later epoch or -1 is unknown (-1, -1); an epoch before 0 gets (it, the log start).
-// A current_leader_epoch other than -1 (none) is checked against ours, 0.
+// OffsetForLeaderEpoch: the end offset of a leader epoch, from the partition's leader
+// epoch cache (storage::Log::epochs) as Kafka's LeaderEpochFileCache.endOffsetFor
+// answers it: the leader's current epoch ends at the log end; an older one at the start
+// of the next; -1 or an epoch past every known one is unknown (-1, -1); one before the
+// first known gets (it, the first start). Strata's leader epoch is always 0 (what
+// Metadata reports); a current_leader_epoch other than -1 (none) is checked against it.
 // Errors: UNKNOWN_TOPIC_OR_PARTITION, FENCED_LEADER_EPOCH (theirs is older),
 // UNKNOWN_LEADER_EPOCH (theirs is newer).
+#include <algorithm>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions.h"
+#include "storage/checkpoint.h"
 
 namespace strata::broker {
 
@@ -29,19 +36,29 @@ int16_t check_current_epoch(int32_t current) {
   return kafka_error::kNone;
 }
 
+// `epochs`: start offsets of the epochs, ascending. Returns (epoch, end offset).
+std::pair<int32_t, int64_t> end_offset_for(std::vector<storage::EpochEntry> epochs,
+                                           int32_t requested, int64_t log_end) {
+  // A leader's cache always holds its own epoch (Kafka assigns it the log end when
+  // leadership begins); here it appears with the first batch written in it.
+  if (epochs.empty() || epochs.back().epoch.value() < kLeaderEpoch) {
+    epochs.push_back({LeaderEpoch(kLeaderEpoch), Offset(log_end)});
+  }
+  if (requested == kUndefinedEpoch) return {kUndefinedEpoch, kUndefinedEpochOffset};
+  if (epochs.back().epoch.value() == requested) return {requested, log_end};
+  auto higher =
+      std::upper_bound(epochs.begin(), epochs.end(), requested,
+                       [](int32_t r, const storage::EpochEntry& e) { return r < e.epoch.value(); });
+  if (higher == epochs.end()) return {kUndefinedEpoch, kUndefinedEpochOffset};
+  if (higher == epochs.begin()) return {requested, higher->start_offset.value()};
+  return {std::prev(higher)->epoch.value(), higher->start_offset.value()};
+}
+
 // Runs on the partition's owner shard.
 EpochEndOffset end_of_epoch(const storage::Log& log, int32_t epoch) {
   EpochEndOffset out;
-  if (epoch == kLeaderEpoch) {
-    out.leader_epoch = kLeaderEpoch;
-    out.end_offset = log.log_end_offset().value();
-  } else if (epoch < kUndefinedEpoch) {
-    out.leader_epoch = epoch;
-    out.end_offset = log.log_start_offset().value();
-  } else {
-    out.leader_epoch = kUndefinedEpoch;
-    out.end_offset = kUndefinedEpochOffset;
-  }
+  std::tie(out.leader_epoch, out.end_offset) =
+      end_offset_for(log.epochs(), epoch, log.log_end_offset().value());
   return out;
 }
 
