@@ -18,7 +18,8 @@
 // bench directory lacks the space. STRATA_BENCH_SEGMENT_MIB overrides the size (the ctest
 // smoke run uses 8). Files go to $STRATA_BENCH_DIR (default /tmp) and are removed at exit.
 // Run:
-//   build/release/bench/storage_bench --benchmark_min_time=0.5 --benchmark_repetitions=5
+//   build/release/bench/storage_bench --benchmark_min_time=0.5 --benchmark_repetitions=3
+//       --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <sys/statvfs.h>
@@ -312,9 +313,8 @@ class PlainAppender {
 
 // The subject: each chunk through Log::append (stamping every batch, one pwrite, index
 // entries). At the cap, a fresh log (untimed), its old segment first truncated to empty
-// like the baseline's file. Why: Segment::create truncates its new file to 0, and on ext4
-// (auto_da_alloc) a file truncated to 0 is written back when it is closed, so closing
-// the full segment would start a disk write whose traffic lands in the timed appends.
+// like the baseline's file, so its dirty pages are dropped, never written back: a disk
+// write of the full segment would land its traffic in the timed appends.
 class LogAppender {
  public:
   explicit LogAppender(const std::string& name) : dir_(bench_path(name)) { fresh(); }
@@ -450,8 +450,8 @@ void BM_RecoverReadCrc(benchmark::State& state) {
   state.SetLabel(f.label + ", page cache");
 }
 
-// What an unclean start does to the segment: every batch framed, CRC-checked and (when
-// uncompressed) its records decoded; both indexes rebuilt. No flush.
+// What an unclean start does to the segment: every batch framed and CRC-checked (no
+// record decode, as Kafka's LogSegment.recover); both indexes rebuilt. No flush.
 void BM_RecoverSegment(benchmark::State& state) {
   Fixture& f = fixture(size_t(state.range(0)), size_t(state.range(1)));
   const LogConfig config;
