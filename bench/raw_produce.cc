@@ -8,21 +8,29 @@
 //   fetch:   sends Fetch requests (v12) for 1 MiB from offset 0 of partition 0, again
 //            and again (--in-flight pipelined), and reads and decodes the responses.
 //
-// Both run for --seconds and print MB/s of record bytes acknowledged (produce) or
-// received (fetch), then one "RESULT key=value ..." line for scripts. The topic is
-// created first (CreateTopics v5; one that exists is fine).
+//   write:   no broker: 1 MiB pwrites to a new file in --dir (fdatasync after every
+//            --sync-every writes, 0 never), the file system's own ceiling for produce.
+//
+// All run for --seconds and print MB/s of record bytes acknowledged (produce), received
+// (fetch) or written (write), then one "RESULT key=value ..." line for scripts, with
+// this client's own CPU seconds (cpu_s) so a script can count CPU per MB. The
+// topic is created first (CreateTopics v5; one that exists is fine).
 //
 //   raw_produce produce --bootstrap HOST:PORT --topic T [--acks 1|-1] [--seconds 5]
 //               [--in-flight 4] [--request-bytes 1048576] [--record-size 1024]
 //               [--partitions 1]
 //   raw_produce fetch --bootstrap HOST:PORT --topic T [--seconds 5] [--in-flight 4]
 //               [--fetch-bytes 1048576]
+//   raw_produce write --dir DIR [--seconds 5] [--request-bytes 1048576] [--sync-every 0]
+//   (any mode: [--max-requests N] stops earlier, after N requests or writes)
 //
 // Bounds: --seconds <= 600, --in-flight <= kInFlightMax, request and fetch sizes <=
 // kRequestBytesMax, responses <= kResponseBytesMax.
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -71,6 +79,9 @@ struct Options {
   int64_t fetch_bytes = 1 << 20;
   int64_t record_size = 1024;
   int partitions = 1;
+  std::string dir;
+  int sync_every = 0;
+  int64_t max_requests = INT64_MAX;  // a second bound, besides --seconds
 };
 
 [[noreturn]] void die(const std::string& what) {
@@ -82,7 +93,8 @@ struct Options {
   std::fprintf(stderr,
                "usage: raw_produce produce|fetch --bootstrap HOST:PORT [--topic T]\n"
                "  [--acks 1|-1] [--seconds S] [--in-flight K] [--request-bytes B]\n"
-               "  [--record-size B] [--partitions P] [--fetch-bytes B]\n");
+               "  [--record-size B] [--partitions P] [--fetch-bytes B] [--max-requests N]\n"
+               "usage: raw_produce write --dir DIR [--seconds S] [--sync-every K]\n");
   std::exit(2);
 }
 
@@ -97,7 +109,7 @@ Options parse(int argc, char** argv) {
   if (argc < 2) usage();
   Options o;
   o.mode = argv[1];
-  if (o.mode != "produce" && o.mode != "fetch") usage();
+  if (o.mode != "produce" && o.mode != "fetch" && o.mode != "write") usage();
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string v = argv[i + 1];
@@ -120,13 +132,20 @@ Options parse(int argc, char** argv) {
       o.fetch_bytes = to_int(flag, v, 1024, kRequestBytesMax);
     } else if (flag == "--record-size") {
       o.record_size = to_int(flag, v, 0, 1 << 20);
+    } else if (flag == "--max-requests") {
+      o.max_requests = to_int(flag, v, 1, INT64_MAX);
+    } else if (flag == "--dir") {
+      o.dir = v;
+    } else if (flag == "--sync-every") {
+      o.sync_every = int(to_int(flag, v, 0, 1 << 20));
     } else if (flag == "--partitions") {
       o.partitions = int(to_int(flag, v, 1, kPartitionsMax));
     } else {
       usage();
     }
   }
-  if ((argc - 2) % 2 != 0 || o.port.empty()) usage();
+  if ((argc - 2) % 2 != 0) usage();
+  if (o.mode == "write" ? o.dir.empty() : o.port.empty()) usage();
   if (o.acks == 0) die("--acks 0 gets no responses to pace by; use 1 or -1");
   return o;
 }
@@ -291,14 +310,16 @@ Totals pump(Connection& c, std::vector<uint8_t>& frame, const Options& o,
   std::vector<uint8_t> buf;
   int32_t next_sent = 1;
   int32_t next_expected = 1;
+  int64_t sent = 0;
   auto send_one = [&] {
+    ++sent;
     store_be32(frame.data() + kCorrelationIdPos, uint32_t(next_sent++));
     c.send_all(frame);
   };
   Totals t;
   const Clock::time_point start = Clock::now();
   const auto deadline = start + std::chrono::duration<double>(o.seconds);
-  for (int i = 0; i < o.in_flight; ++i) send_one();
+  for (int i = 0; i < o.in_flight && sent < o.max_requests; ++i) send_one();
   while (next_expected < next_sent) {
     const size_t n = c.read_frame(buf);
     const int64_t bytes = on_response(buf, n, next_expected++);
@@ -308,7 +329,7 @@ Totals pump(Connection& c, std::vector<uint8_t>& frame, const Options& o,
       ++t.requests;
       t.record_bytes += bytes;
     }
-    if (Clock::now() < deadline) send_one();
+    if (Clock::now() < deadline && sent < o.max_requests) send_one();
   }
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return t;
@@ -387,20 +408,59 @@ Totals run_fetch(Connection& c, const Options& o) {
   });
 }
 
+// ---- write: the file system baseline ----
+
+Totals run_write(const Options& o) {
+  const std::string path = o.dir + "/raw_produce_write.tmp";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) die("open " + path + ": " + std::strerror(errno));
+  std::vector<uint8_t> chunk = build_batch(o.record_size, o.request_bytes);
+  Totals t;
+  uint64_t position = 0;
+  const Clock::time_point start = Clock::now();
+  const auto deadline = start + std::chrono::duration<double>(o.seconds);
+  while (Clock::now() < deadline && t.requests < o.max_requests) {
+    const ssize_t n = ::pwrite(fd, chunk.data(), chunk.size(), off_t(position));
+    if (n != ssize_t(chunk.size())) die(std::string("pwrite: ") + std::strerror(errno));
+    position += chunk.size();
+    ++t.requests;
+    t.record_bytes += int64_t(chunk.size());
+    if (o.sync_every > 0 && t.requests % o.sync_every == 0 && ::fdatasync(fd) != 0) {
+      die(std::string("fdatasync: ") + std::strerror(errno));
+    }
+  }
+  t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  ::close(fd);
+  ::unlink(path.c_str());
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  Connection c(o.host, o.port);
-  create_topic(c, o);
-  const Totals t = o.mode == "produce" ? run_produce(c, o) : run_fetch(c, o);
+  Totals t;
+  if (o.mode == "write") {
+    t = run_write(o);
+  } else {
+    Connection c(o.host, o.port);
+    create_topic(c, o);
+    t = o.mode == "produce" ? run_produce(c, o) : run_fetch(c, o);
+  }
   const double mbps = double(t.record_bytes) / t.seconds / 1e6;
   std::printf("%s: %lld requests, %lld errors, %.1f MB in %.2f s: %.1f MB/s\n", o.mode.c_str(),
               (long long)t.requests, (long long)t.errors, double(t.record_bytes) / 1e6,
               t.seconds, mbps);
-  std::printf("RESULT mode=raw_%s acks=%d in_flight=%d partitions=%d requests=%lld errors=%lld "
-              "seconds=%.3f mb_per_s=%.1f\n",
-              o.mode.c_str(), o.mode == "produce" ? o.acks : 0, o.in_flight, o.partitions,
-              (long long)t.requests, (long long)t.errors, t.seconds, mbps);
+  std::printf("RESULT mode=raw_%s", o.mode.c_str());
+  if (o.mode == "produce") std::printf(" acks=%d partitions=%d", o.acks, o.partitions);
+  if (o.mode != "write") std::printf(" in_flight=%d", o.in_flight);
+  if (o.mode == "write") std::printf(" sync_every=%d", o.sync_every);
+  // This process's own CPU time (user + system), setup included: the client's share.
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double cpu_s = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                       double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  std::printf(" requests=%lld errors=%lld seconds=%.3f mb_per_s=%.1f cpu_s=%.3f\n",
+              (long long)t.requests, (long long)t.errors, t.seconds, mbps, cpu_s);
   return t.errors == 0 && t.requests > 0 ? 0 : 1;
 }

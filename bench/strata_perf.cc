@@ -8,7 +8,8 @@
 //
 // --mock runs against librdkafka's in-memory mock cluster (rd_kafka_mock_cluster_new, one
 // broker) in this process; a mock consume first fills the topic (untimed), since the
-// mock's data lives only as long as the process.
+// mock's data lives only as long as the process. The mock keeps only the last 5 MiB (or
+// 100,000 batches) of each partition, so a mock consume of more than that ends early.
 //
 // produce: sends N records of B bytes (one random-letter payload, null keys) as fast as
 // the client queue allows (or at R records/s), and measures each record's latency from
@@ -17,11 +18,13 @@
 // last report. consume: starts every partition from the beginning with the simple
 // (group-less) consumer and reads N records; throughput over start to the last batch.
 //
-// Output: a readable summary, then one "RESULT key=value ..." line for scripts.
+// Output: a readable summary, then one "RESULT key=value ..." line for scripts, with the
+// process's CPU seconds (cpu_s; the mock's included) so a script can count CPU per MB.
 // Bounds: N <= kRecordsMax, B <= kRecordSizeMax, and every phase ends after
 // --max-seconds (default 30); a flush gets at most kFlushSecondsMax more.
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -185,6 +188,15 @@ void create_topic(rd_kafka_t* rk, const Options& o) {
   rd_kafka_NewTopic_destroy(nt);
 }
 
+// CPU seconds (user + system) of this whole process so far: every librdkafka thread,
+// and with --mock the mock broker's thread too.
+double process_cpu_s() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 // ---- produce ----
 
 struct ProduceState {
@@ -271,9 +283,14 @@ ProduceResult run_produce(const Options& o, const std::string& bootstrap) {
   ProduceResult r;
   for (int64_t i = 0; i < o.records && Clock::now() < deadline; ++i) {
     if (o.throughput > 0) {
-      // Paced like the Java tool's throttler: wait until this record is due.
+      // Paced like the Java tool's throttler: sleep (serving delivery reports) until this
+      // record is due, in whole milliseconds, so records leave in small bursts and the
+      // client never spins on a core the broker could use.
       const auto due = start + std::chrono::duration<double>(double(i) / double(o.throughput));
-      while (Clock::now() < due) rd_kafka_poll(rk, 0);
+      for (auto now = Clock::now(); now < due; now = Clock::now()) {
+        const auto wait = std::chrono::ceil<std::chrono::milliseconds>(due - now);
+        rd_kafka_poll(rk, int(wait.count()));
+      }
     }
     bool queued = false;
     while (!queued && Clock::now() < deadline) {
@@ -325,10 +342,11 @@ int produce(const Options& o, const std::string& bootstrap, const char* target) 
   std::printf("RESULT mode=produce target=%s records=%lld size=%lld acks=%s linger_ms=%d "
               "compression=%s partitions=%d delivered=%lld failed=%lld seconds=%.3f "
               "records_per_s=%.1f mb_per_s=%.3f p50_ms=%.3f p99_ms=%.3f p999_ms=%.3f "
-              "max_ms=%.3f\n",
+              "max_ms=%.3f cpu_s=%.3f\n",
               target, (long long)o.records, (long long)o.record_size, o.acks.c_str(),
               o.linger_ms, o.compression.c_str(), o.partitions, (long long)r.delivered,
-              (long long)r.failed, r.seconds, rps, mbps, p50, p99, p999, max_ms);
+              (long long)r.failed, r.seconds, rps, mbps, p50, p99, p999, max_ms,
+              process_cpu_s());
   return r.failed == 0 && r.delivered == o.records ? 0 : 1;
 }
 
@@ -396,9 +414,9 @@ int consume(const Options& o, const std::string& bootstrap, const char* target) 
               "%lld errors.\n",
               (long long)records, double(bytes) / 1e6, secs, rps, mbps, (long long)errors);
   std::printf("RESULT mode=consume target=%s records=%lld consumed=%lld errors=%lld "
-              "seconds=%.3f records_per_s=%.1f mb_per_s=%.3f\n",
+              "seconds=%.3f records_per_s=%.1f mb_per_s=%.3f cpu_s=%.3f\n",
               target, (long long)o.records, (long long)records, (long long)errors, secs, rps,
-              mbps);
+              mbps, process_cpu_s());
   return records == o.records && errors == 0 ? 0 : 1;
 }
 
