@@ -150,8 +150,8 @@ asio::awaitable<bool> Connection::send(const protocol::Output& out) {
                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return false;
     from = s.at;
-    // pread + write: measured faster than sendfile on this machine class (issue 4 note;
-    // see docs/performance.md).
+    // pread + write. The issue reports plain write measured faster than sendfile on this
+    // machine class; Strata's own comparison is still to be made (docs/performance.md).
     for (uint64_t done = 0; done < s.slice.size;) {
       const size_t n = size_t(std::min<uint64_t>(kFileChunkBytes, s.slice.size - done));
       chunk.resize(n);
