@@ -85,6 +85,32 @@ std::set<std::pair<int8_t, std::string>> duplicate_resources(
   return dups;
 }
 
+// The loop AlterConfigs and IncrementalAlterConfigs share: each resource answered with
+// INVALID_REQUEST if it repeats, else with what `alter` (a coroutine function, passed
+// as a plain pointer) returns for it.
+template <class Response, class Request, class Resource>
+asio::awaitable<Response> alter_each_resource(
+    Broker& broker, Request& request,
+    asio::awaitable<ApiError> (*alter)(Broker&, const Resource&, bool)) {
+  Response response;
+  const auto dups = duplicate_resources(request.resources);
+  for (const Resource& r : request.resources) {
+    ApiError err;
+    if (dups.count({r.resource_type, r.resource_name})) {
+      err = {kafka_error::kInvalidRequest, "Each resource must appear at most once."};
+    } else {
+      err = co_await alter(broker, r, request.validate_only);
+    }
+    typename Response::Result out;
+    out.error_code = err.code;
+    out.error_message = err.message;
+    out.resource_type = r.resource_type;
+    out.resource_name = r.resource_name;
+    response.responses.push_back(std::move(out));
+  }
+  co_return response;
+}
+
 // INVALID_REQUEST "Error due to duplicate config keys" if a name repeats.
 template <class Config>
 std::optional<ApiError> check_unique_keys(const std::vector<Config>& configs) {

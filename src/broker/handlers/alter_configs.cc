@@ -48,23 +48,7 @@ asio::awaitable<ApiError> alter(Broker& broker, const AlterConfigsRequest::Resou
 
 asio::awaitable<AlterConfigsResponse> handle_alter_configs(Broker& broker, RequestContext&,
                                                            AlterConfigsRequest& request) {
-  AlterConfigsResponse response;
-  const auto dups = duplicate_resources(request.resources);
-  for (const auto& r : request.resources) {
-    ApiError err;
-    if (dups.count({r.resource_type, r.resource_name})) {
-      err = {kafka_error::kInvalidRequest, "Each resource must appear at most once."};
-    } else {
-      err = co_await alter(broker, r, request.validate_only);
-    }
-    AlterConfigsResponse::Result out;
-    out.error_code = err.code;
-    out.error_message = err.message;
-    out.resource_type = r.resource_type;
-    out.resource_name = r.resource_name;
-    response.responses.push_back(std::move(out));
-  }
-  co_return response;
+  co_return co_await alter_each_resource<AlterConfigsResponse>(broker, request, &alter);
 }
 
 }  // namespace strata::broker

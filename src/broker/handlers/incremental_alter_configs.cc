@@ -91,23 +91,7 @@ asio::awaitable<ApiError> alter(Broker& broker, const IncrementalAlterConfigsReq
 
 asio::awaitable<IncrementalAlterConfigsResponse> handle_incremental_alter_configs(
     Broker& broker, RequestContext&, IncrementalAlterConfigsRequest& request) {
-  IncrementalAlterConfigsResponse response;
-  const auto dups = duplicate_resources(request.resources);
-  for (const auto& r : request.resources) {
-    ApiError err;
-    if (dups.count({r.resource_type, r.resource_name})) {
-      err = {kafka_error::kInvalidRequest, "Each resource must appear at most once."};
-    } else {
-      err = co_await alter(broker, r, request.validate_only);
-    }
-    IncrementalAlterConfigsResponse::Result out;
-    out.error_code = err.code;
-    out.error_message = err.message;
-    out.resource_type = r.resource_type;
-    out.resource_name = r.resource_name;
-    response.responses.push_back(std::move(out));
-  }
-  co_return response;
+  co_return co_await alter_each_resource<IncrementalAlterConfigsResponse>(broker, request, &alter);
 }
 
 }  // namespace strata::broker
