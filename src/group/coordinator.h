@@ -1,0 +1,218 @@
+// The group coordinator for Kafka's classic consumer-group protocol: JoinGroup /
+// SyncGroup rebalances with Kafka's state machine (Empty, PreparingRebalance,
+// CompletingRebalance, Stable, Dead), heartbeats and session timeouts, static
+// membership (KIP-345), member ids handed out before the first join (KIP-394), and
+// committed offsets. Every change that must survive a restart is written as records
+// to __consumer_offsets (records.h) before it is acknowledged, and replayed on start.
+//
+// Threads: group `g` lives on the shard that owns __consumer_offsets partition
+// partition_for(g). Every call naming a group must run on that shard, and its
+// callbacks run there too; calls naming a partition likewise.
+#pragma once
+
+#include <asio/any_io_executor.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bytes.h"
+#include "group/config.h"
+#include "group/group.h"
+#include "group/records.h"
+
+namespace strata::group {
+
+// Where the coordinator's records go: one __consumer_offsets partition per call.
+class OffsetsLog {
+ public:
+  struct Record {
+    std::vector<uint8_t> key;
+    std::optional<std::vector<uint8_t>> value;  // nullopt: a tombstone
+  };
+  virtual ~OffsetsLog() = default;
+  // Appends `records` to `partition` as one batch; runs `done` on the partition's
+  // shard with 0 once they are durable, or the Kafka error code of the failure.
+  virtual void append(int32_t partition, std::vector<Record> records,
+                      std::function<void(int16_t)> done) = 0;
+};
+
+struct JoinRequest {
+  std::string group_id;
+  std::string member_id;  // "" on a first join
+  std::optional<std::string> group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  int32_t session_timeout_ms = 0;
+  int32_t rebalance_timeout_ms = 0;
+  std::string protocol_type;
+  std::vector<Protocol> protocols;
+  bool require_known_member_id = false;  // JoinGroup v4+ (KIP-394)
+  bool supports_skip_assignment = false;  // JoinGroup v9+ (KIP-814)
+};
+
+struct SyncRequest {
+  std::string group_id;
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  int32_t generation = -1;
+  std::optional<std::string> protocol_type;
+  std::optional<std::string> protocol_name;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> assignments;  // the leader's
+};
+
+struct MemberRef {
+  std::string group_id;
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  int32_t generation = -1;
+};
+
+struct LeaveResult {
+  int16_t error = 0;  // for the whole request
+  std::vector<int16_t> members;  // one per leaving member, in request order
+};
+
+struct CommitPartition {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int32_t leader_epoch = -1;
+  std::string metadata;
+  int64_t expire_timestamp = -1;
+};
+
+struct FetchedOffset {
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = -1;
+  int32_t leader_epoch = -1;
+  std::string metadata;
+};
+
+struct GroupListing {
+  std::string group_id;
+  std::string protocol_type;
+  GroupState state = GroupState::kEmpty;
+};
+
+struct MemberDescription {
+  std::string member_id;
+  std::optional<std::string> group_instance_id;
+  std::string client_id;
+  std::string client_host;
+  std::vector<uint8_t> metadata;
+  std::vector<uint8_t> assignment;
+};
+
+struct GroupDescription {
+  bool exists = false;
+  GroupState state = GroupState::kDead;
+  std::string protocol_type;
+  std::string protocol_name;
+  std::vector<MemberDescription> members;
+};
+
+class GroupCoordinator {
+ public:
+  using ExecutorFor = std::function<asio::any_io_executor(int32_t partition)>;
+  GroupCoordinator(GroupConfig config, int32_t partitions, OffsetsLog& log,
+                   ExecutorFor executor_for);
+  ~GroupCoordinator();
+
+  const GroupConfig& config() const { return config_; }
+  int32_t partitions() const { return int32_t(groups_.size()); }
+  int32_t partition_for(const std::string& group_id) const {
+    return partition_for_group(group_id, partitions());
+  }
+
+  void join(JoinRequest r, JoinDone done);
+  void sync(SyncRequest r, SyncDone done);
+  int16_t heartbeat(const MemberRef& r);
+  // LeaveGroup: each (member id, instance id) of `members` leaves `group_id`.
+  LeaveResult leave(const std::string& group_id,
+                    const std::vector<std::pair<std::string, std::optional<std::string>>>& members);
+  // OffsetCommit: `done` gets one error per partition, in order. Topics must already
+  // have been checked to exist.
+  void commit(const MemberRef& member, std::vector<CommitPartition> partitions,
+              std::function<void(std::vector<int16_t>)> done);
+  // OffsetFetch: the named partitions (-1 where nothing is committed), or with
+  // `which` unset every committed one.
+  std::vector<FetchedOffset> fetch_offsets(
+      const std::string& group_id,
+      const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& which) const;
+  // OffsetDelete: top-level error, and one error per partition.
+  void delete_offsets(const std::string& group_id,
+                      std::vector<std::pair<std::string, int32_t>> partitions,
+                      std::function<void(int16_t, std::vector<int16_t>)> done);
+
+  std::vector<GroupListing> list(int32_t partition) const;
+  GroupDescription describe(const std::string& group_id) const;
+  // DeleteGroups for one group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or 0 once the
+  // group's tombstones are durable.
+  void delete_group(const std::string& group_id, std::function<void(int16_t)> done);
+
+  // Loading: every record of a partition in log order, then finish_load (before any
+  // request for the partition). A record that does not decode is logged and skipped.
+  void replay(int32_t partition, Bytes key, std::optional<Bytes> value);
+  void finish_load(int32_t partition);
+  // Kafka's offset retention: expires offsets and removes empty groups without any.
+  void expire(int32_t partition, int64_t now_ms);
+  // Cancels every timer of the partition's groups (at shutdown).
+  void shutdown(int32_t partition);
+
+ private:
+  using GroupPtr = std::shared_ptr<Group>;
+  struct Loading;
+
+  GroupPtr find(const std::string& group_id) const;
+  GroupPtr get_or_create(const std::string& group_id);
+  void erase(const Group& g);
+
+  // Rebalance protocol (coordinator_join.cc).
+  void join_new_member(const GroupPtr& g, JoinRequest& r, JoinDone done);
+  void join_static_new_member(const GroupPtr& g, JoinRequest& r, const std::string& new_id,
+                              JoinDone done);
+  void join_known_member(const GroupPtr& g, JoinRequest& r, JoinDone done);
+  void add_member_and_rebalance(const GroupPtr& g, JoinRequest& r, const std::string& member_id,
+                                JoinDone done);
+  void update_member_and_rebalance(const GroupPtr& g, Member& m, JoinRequest& r, JoinDone done);
+  void replace_static_member(const GroupPtr& g, Member& m, JoinRequest& r,
+                             const std::string& new_id, JoinDone done);
+  void maybe_prepare_rebalance(const GroupPtr& g);
+  void prepare_rebalance(const GroupPtr& g);
+  void try_complete_join(const GroupPtr& g);
+  void complete_join(const GroupPtr& g);
+  JoinResult join_result(const Group& g, const Member& m, bool with_members) const;
+  std::string new_member_id(const JoinRequest& r) const;
+
+  // Members, sync and time (coordinator_members.cc).
+  void remove_member_and_update(const GroupPtr& g, const std::string& member_id);
+  void reset_and_propagate_assignment_error(Group& g, int16_t error);
+  void set_and_propagate_assignment(Group& g,
+                                    const std::map<std::string, std::vector<uint8_t>>& assignment);
+  void touch(Member& m) const;
+  void arm(const GroupPtr& g);
+  void on_timer(const GroupPtr& g);
+  void transition(Group& g, GroupState s) const;
+
+  // Persistence (coordinator_store.cc).
+  void store_group(const GroupPtr& g, const std::map<std::string, std::vector<uint8_t>>& assignment,
+                   std::function<void(int16_t)> done);
+  GroupValue group_value(const Group& g,
+                         const std::map<std::string, std::vector<uint8_t>>& assignment) const;
+
+  GroupConfig config_;
+  OffsetsLog& log_;
+  ExecutorFor executor_for_;
+  std::vector<std::map<std::string, GroupPtr>> groups_;  // per partition
+  std::vector<std::unique_ptr<Loading>> loading_;        // per partition, while loading
+};
+
+// Wall-clock milliseconds (commit and state timestamps).
+int64_t wall_ms();
+
+}  // namespace strata::group
