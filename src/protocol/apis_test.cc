@@ -13,35 +13,12 @@
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
 #include "protocol/message.h"
+#include "protocol/test_util.h"
 
 namespace strata::protocol {
 namespace {
 
-template <class T>
-std::vector<uint8_t> encode(T& m, int16_t version) {
-  Output out;
-  Encoder e(out, version, version >= T::kFlexibleFrom);
-  e.encode(m);
-  return out.bytes;
-}
-
-// The decoded message's RECORDS view `bytes`, which must outlive it.
-template <class T>
-std::optional<T> decode(std::vector<uint8_t>& bytes, int16_t version) {
-  T m;
-  Decoder d(bytes, 0, version, version >= T::kFlexibleFrom);
-  d.decode(m);
-  if (!d.ok() || d.remaining() != 0) return std::nullopt;
-  return m;
-}
-
-std::vector<uint8_t> from_hex(std::string_view hex) {
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    out.push_back(uint8_t(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
-  }
-  return out;
-}
+using namespace test;
 
 Records records_of(std::vector<uint8_t>& storage) {
   Records r;
@@ -51,12 +28,6 @@ Records records_of(std::vector<uint8_t>& storage) {
 
 std::string text_of(const Records& r) {
   return r.data ? std::string(as_string_view(*r.data)) : std::string("<null>");
-}
-
-Uuid uuid(uint8_t seed) {
-  Uuid u;
-  for (size_t i = 0; i < u.bytes.size(); ++i) u.bytes[i] = uint8_t(seed + i);
-  return u;
 }
 
 // For every version T declares: the encoding decodes, consuming every byte; the
@@ -81,7 +52,7 @@ void round_trip_every_version(T& sample, Check check) {
 // `m` encodes in `version` to exactly `hex`, and `hex` decodes back to the same bytes.
 template <class T>
 void expect_golden(T& m, int16_t version, std::string_view hex) {
-  std::vector<uint8_t> want = from_hex(hex);
+  std::vector<uint8_t> want = unhex(hex);
   EXPECT_EQ(encode(m, version), want);
   std::optional<T> back = decode<T>(want, version);
   ASSERT_TRUE(back);

@@ -4,26 +4,12 @@
 
 #include "protocol/apis/api_versions.h"
 #include "protocol/headers.h"
+#include "protocol/test_util.h"
 
 namespace strata::protocol {
 namespace {
 
-template <class T>
-std::vector<uint8_t> encode(T& m, int16_t version) {
-  Output out;
-  Encoder e(out, version, version >= T::kFlexibleFrom);
-  e.encode(m);
-  return out.bytes;
-}
-
-template <class T>
-std::optional<T> decode(std::vector<uint8_t>& bytes, int16_t version) {
-  T m;
-  Decoder d(bytes, 0, version, version >= T::kFlexibleFrom);
-  d.decode(m);
-  if (!d.ok() || d.remaining() != 0) return std::nullopt;
-  return m;
-}
+using namespace test;
 
 ApiVersionsResponse sample() {
   ApiVersionsResponse r;
