@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "broker/dispatch.h"
+#include "broker/group_log.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
 
@@ -52,6 +53,7 @@ Result<void, std::string> Broker::start() {
   server_ = std::make_unique<net::Server>(n, *this);
   std::string error;
   if (!server_->listen(error)) return fail(error);
+  start_groups();
   server_->start();
   start_maintenance();
   const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -62,6 +64,43 @@ Result<void, std::string> Broker::start() {
   return {};
 }
 
+// The coordinator uses the existing __consumer_offsets partition count (Kafka's
+// offsets.topic.num.partitions applies only when the topic is created), and replays the
+// topic before the first request is served.
+void Broker::start_groups() {
+  int32_t partitions = config_.groups.offsets_topic_num_partitions;
+  auto existing = topics_.get(group::kOffsetsTopic);
+  if (existing) partitions = existing->partitions;
+  group_log_ = std::make_unique<GroupLog>(*this);
+  groups_ = std::make_unique<group::GroupCoordinator>(
+      config_.groups, partitions, *group_log_,
+      [this](int32_t p) { return asio::any_io_executor(shard(offsets_partition_shard(p)).get_executor()); });
+  if (existing) load_groups(*this, *groups_);
+}
+
+bool Broker::ensure_offsets_topic() {
+  if (topics_.get(group::kOffsetsTopic)) return true;
+  std::lock_guard lock(offsets_topic_mu_);
+  if (topics_.get(group::kOffsetsTopic)) return true;
+  // Kafka's settings for the internal topic: compacted, offsets.topic.segment.bytes,
+  // uncompressed as the producer (the coordinator) wrote it.
+  const std::map<std::string, std::string> configs = {
+      {"cleanup.policy", "compact"},
+      {"compression.type", "producer"},
+      {"segment.bytes", std::to_string(config_.groups.offsets_topic_segment_bytes)}};
+  auto created = create_topic(group::kOffsetsTopic, groups_->partitions(), configs, false);
+  if (!created) spdlog::error("cannot create {}: {}", group::kOffsetsTopic, created.error().second);
+  return bool(topics_.get(group::kOffsetsTopic));
+}
+
+size_t Broker::offsets_partition_shard(int32_t partition) const {
+  return owner_shard({group::kOffsetsTopic, PartitionId(partition)});
+}
+
+size_t Broker::group_shard(const std::string& group_id) const {
+  return offsets_partition_shard(groups_->partition_for(group_id));
+}
+
 void Broker::start_maintenance() {
   maintenance_ = std::make_unique<asio::steady_timer>(shard(0));
   asio::co_spawn(shard(0), maintenance_loop(), asio::detached);
@@ -70,7 +109,7 @@ void Broker::start_maintenance() {
 // Retention, delayed deletes and flush.ms run on each partition's owning shard;
 // checkpoints are written from shard 0. Once a second, cheap when idle.
 asio::awaitable<void> Broker::maintenance_loop() {
-  int64_t last_retention = now_ms(), last_checkpoint = now_ms();
+  int64_t last_retention = now_ms(), last_checkpoint = now_ms(), last_group_expiry = now_ms();
   while (!stopped_) {
     maintenance_->expires_after(std::chrono::seconds(1));
     asio::error_code ec;
@@ -89,6 +128,12 @@ asio::awaitable<void> Broker::maintenance_loop() {
           spdlog::info("retention deleted {} segments of {}-{}", *r, tp.topic, tp.partition.value());
         }
       });
+    }
+    if (now - last_group_expiry >= config_.groups.offsets_retention_check_interval_ms) {
+      last_group_expiry = now;
+      for (int32_t p = 0; p < groups_->partitions(); ++p) {
+        asio::post(shard(offsets_partition_shard(p)), [this, p, now] { groups_->expire(p, now); });
+      }
     }
     if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
       last_checkpoint = now;

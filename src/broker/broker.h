@@ -9,11 +9,13 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "broker/config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/topics.h"
+#include "group/coordinator.h"
 #include "net/server.h"
 #include "protocol/headers.h"
 #include "storage/log_manager.h"
@@ -53,6 +55,14 @@ class Broker : public net::RequestHandler {
       const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
       bool validate_only);
 
+  // The group coordinator, and the shard where group `id` lives (its __consumer_offsets
+  // partition's owner). ensure_offsets_topic creates __consumer_offsets on first use,
+  // as Kafka does; false if it could not.
+  group::GroupCoordinator& groups() { return *groups_; }
+  size_t group_shard(const std::string& group_id) const;
+  size_t offsets_partition_shard(int32_t partition) const;
+  bool ensure_offsets_topic();
+
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
   // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
@@ -72,7 +82,26 @@ class Broker : public net::RequestHandler {
         std::move(initiate), asio::use_awaitable, std::move(fn));
   }
 
+  // Like on_shard, for work that answers later: `fn(done)` runs on shard `s` and the
+  // caller resumes with the value passed to `done` (called once, on any thread).
+  template <class R, class Fn>
+  auto on_shard_async(size_t s, Fn fn) {
+    auto initiate = [this, s](auto handler, Fn f) {
+      using H = decltype(handler);
+      auto shared = std::make_shared<H>(std::move(handler));
+      asio::post(shard(s), [f = std::move(f), shared]() mutable {
+        f(std::function<void(R)>([shared](R r) {
+          auto ex = asio::get_associated_executor(*shared);
+          asio::post(ex, [shared, r = std::move(r)]() mutable { std::move(*shared)(std::move(r)); });
+        }));
+      });
+    };
+    return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
+        std::move(initiate), asio::use_awaitable, std::move(fn));
+  }
+
  private:
+  void start_groups();
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
 
@@ -82,6 +111,10 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<storage::SyncService> sync_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<net::Server> server_;
+  // After server_: group timers live on its shards and must go first.
+  std::unique_ptr<group::OffsetsLog> group_log_;
+  std::unique_ptr<group::GroupCoordinator> groups_;
+  std::mutex offsets_topic_mu_;
   std::unique_ptr<asio::steady_timer> maintenance_;
   std::atomic<bool> stopped_{false};
 };

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "group/config.h"
 #include "storage/log_config.h"
 
 namespace strata::broker {
@@ -28,6 +29,8 @@ struct BrokerConfig {
   int64_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
   int32_t shards = 0;                         // strata.shards (0: one per core)
   std::string topic_creation_policy;          // none yet
+  // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
+  group::GroupConfig groups;
   // Topic-config defaults derived from the log.* broker settings.
   storage::LogConfig log_defaults;
 

@@ -33,6 +33,17 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(DescribeCluster, handle_describe_cluster),
       STRATA_API(DescribeLogDirs, handle_describe_log_dirs),
       STRATA_API(OffsetForLeaderEpoch, handle_offset_for_leader_epoch),
+      STRATA_API(FindCoordinator, handle_find_coordinator),
+      STRATA_API(JoinGroup, handle_join_group),
+      STRATA_API(SyncGroup, handle_sync_group),
+      STRATA_API(Heartbeat, handle_heartbeat),
+      STRATA_API(LeaveGroup, handle_leave_group),
+      STRATA_API(OffsetCommit, handle_offset_commit),
+      STRATA_API(OffsetFetch, handle_offset_fetch),
+      STRATA_API(OffsetDelete, handle_offset_delete),
+      STRATA_API(ListGroups, handle_list_groups),
+      STRATA_API(DescribeGroups, handle_describe_groups),
+      STRATA_API(DeleteGroups, handle_delete_groups),
 #undef STRATA_API
   };
   return table;

@@ -11,6 +11,7 @@
 namespace strata::broker {
 
 namespace kafka_error {
+inline constexpr int16_t kUnknownServerError = -1;
 inline constexpr int16_t kNone = 0;
 inline constexpr int16_t kOffsetOutOfRange = 1;
 inline constexpr int16_t kCorruptMessage = 2;

@@ -6,17 +6,28 @@
 #include "protocol/apis/api_versions.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
+#include "protocol/apis/delete_groups.h"
 #include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_cluster.h"
 #include "protocol/apis/describe_configs.h"
+#include "protocol/apis/describe_groups.h"
 #include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/fetch.h"
+#include "protocol/apis/find_coordinator.h"
+#include "protocol/apis/heartbeat.h"
 #include "protocol/apis/incremental_alter_configs.h"
+#include "protocol/apis/join_group.h"
+#include "protocol/apis/leave_group.h"
+#include "protocol/apis/list_groups.h"
 #include "protocol/apis/list_offsets.h"
 #include "protocol/apis/metadata.h"
+#include "protocol/apis/offset_commit.h"
+#include "protocol/apis/offset_delete.h"
+#include "protocol/apis/offset_fetch.h"
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
+#include "protocol/apis/sync_group.h"
 
 namespace strata::broker {
 
@@ -39,6 +50,17 @@ STRATA_HANDLER(handle_incremental_alter_configs, IncrementalAlterConfigs);
 STRATA_HANDLER(handle_describe_cluster, DescribeCluster);
 STRATA_HANDLER(handle_describe_log_dirs, DescribeLogDirs);
 STRATA_HANDLER(handle_offset_for_leader_epoch, OffsetForLeaderEpoch);
+STRATA_HANDLER(handle_find_coordinator, FindCoordinator);
+STRATA_HANDLER(handle_join_group, JoinGroup);
+STRATA_HANDLER(handle_sync_group, SyncGroup);
+STRATA_HANDLER(handle_heartbeat, Heartbeat);
+STRATA_HANDLER(handle_leave_group, LeaveGroup);
+STRATA_HANDLER(handle_offset_commit, OffsetCommit);
+STRATA_HANDLER(handle_offset_fetch, OffsetFetch);
+STRATA_HANDLER(handle_offset_delete, OffsetDelete);
+STRATA_HANDLER(handle_list_groups, ListGroups);
+STRATA_HANDLER(handle_describe_groups, DescribeGroups);
+STRATA_HANDLER(handle_delete_groups, DeleteGroups);
 
 #undef STRATA_HANDLER
 

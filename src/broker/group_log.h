@@ -1,0 +1,28 @@
+// The broker's side of the group coordinator: __consumer_offsets as partition logs.
+//   - GroupLog writes the coordinator's records as one v2 batch per call, appended on
+//     the partition's owner shard, and reports back once fdatasync has covered it;
+//   - load_groups replays every __consumer_offsets partition into the coordinator.
+#pragma once
+
+#include "group/coordinator.h"
+
+namespace strata::broker {
+
+class Broker;
+
+class GroupLog : public group::OffsetsLog {
+ public:
+  explicit GroupLog(Broker& broker) : broker_(broker) {}
+  void append(int32_t partition, std::vector<Record> records,
+              std::function<void(int16_t)> done) override;
+
+ private:
+  Broker& broker_;
+};
+
+// Reads every batch of every __consumer_offsets partition (before the broker serves)
+// and hands its records to the coordinator. Control batches are skipped; a batch that
+// fails to decode is logged and skipped, as recovery has already checked CRCs.
+void load_groups(Broker& broker, group::GroupCoordinator& coordinator);
+
+}  // namespace strata::broker

@@ -1,0 +1,102 @@
+// ListGroups, DescribeGroups and DeleteGroups.
+// Errors: GROUP_ID_NOT_FOUND and NON_EMPTY_GROUP (DeleteGroups); an unknown group is
+// described as Kafka does: state "Dead", no error.
+#include <algorithm>
+#include <cctype>
+
+#include "broker/handlers/group_common.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return s;
+}
+
+bool wanted(const std::vector<std::string>& filter, const std::string& value) {
+  if (filter.empty()) return true;
+  return std::any_of(filter.begin(), filter.end(),
+                     [&](const std::string& f) { return lower(f) == lower(value); });
+}
+
+// Kafka without an authorizer grants every group operation: READ (3), DELETE (6) and
+// DESCRIBE (8), as a bit set of AclOperation codes.
+constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
+
+}  // namespace
+
+asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestContext&,
+                                                       ListGroupsRequest& request) {
+  ListGroupsResponse r;
+  if (!broker.topics().get(group::kOffsetsTopic)) co_return r;  // no group ever existed
+  group::GroupCoordinator& coord = broker.groups();
+  for (size_t s = 0; s < broker.shard_count(); ++s) {
+    std::vector<group::GroupListing> listed = co_await broker.on_shard(s, [&broker, &coord, s] {
+      std::vector<group::GroupListing> out;
+      for (int32_t p = 0; p < coord.partitions(); ++p) {
+        if (broker.offsets_partition_shard(p) != s) continue;
+        auto some = coord.list(p);
+        out.insert(out.end(), some.begin(), some.end());
+      }
+      return out;
+    });
+    for (const auto& g : listed) {
+      const std::string state = group::to_string(g.state);
+      if (!wanted(request.states_filter, state) || !wanted(request.types_filter, "classic")) continue;
+      r.groups.push_back({g.group_id, g.protocol_type, state, "classic"});
+    }
+  }
+  co_return r;
+}
+
+asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, RequestContext&,
+                                                               DescribeGroupsRequest& request) {
+  DescribeGroupsResponse r;
+  const bool coordinator = broker.ensure_offsets_topic();
+  group::GroupCoordinator& coord = broker.groups();
+  for (const std::string& id : request.groups) {
+    DescribeGroupsResponse::Group g;
+    g.group_id = id;
+    if (request.include_authorized_operations) g.authorized_operations = kGroupOperations;
+    if (!coordinator) {
+      g.error_code = group::errc::kCoordinatorNotAvailable;
+      r.groups.push_back(std::move(g));
+      continue;
+    }
+    group::GroupDescription d =
+        co_await broker.on_shard(broker.group_shard(id), [&coord, &id] { return coord.describe(id); });
+    g.group_state = group::to_string(d.state);
+    g.protocol_type = d.protocol_type;
+    g.protocol_data = d.protocol_name;
+    for (auto& m : d.members) {
+      g.members.push_back({m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                           std::move(m.metadata), std::move(m.assignment)});
+    }
+    r.groups.push_back(std::move(g));
+  }
+  co_return r;
+}
+
+asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, RequestContext&,
+                                                           DeleteGroupsRequest& request) {
+  DeleteGroupsResponse r;
+  const bool coordinator = broker.topics().get(group::kOffsetsTopic).has_value();
+  group::GroupCoordinator& coord = broker.groups();
+  for (const std::string& id : request.groups_names) {
+    int16_t error = group::errc::kGroupIdNotFound;
+    if (coordinator) {
+      error = co_await broker.on_shard_async<int16_t>(
+          broker.group_shard(id), [&coord, &id](std::function<void(int16_t)> done) {
+            coord.delete_group(id, std::move(done));
+          });
+    }
+    r.results.push_back({id, error});
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,171 @@
+// FindCoordinator, JoinGroup, SyncGroup, Heartbeat and LeaveGroup: the rebalance
+// protocol of classic consumer groups, run by group::GroupCoordinator on the shard that
+// owns the group's __consumer_offsets partition.
+// Errors (from the coordinator): INVALID_GROUP_ID, INVALID_SESSION_TIMEOUT,
+// MEMBER_ID_REQUIRED, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS,
+// INCONSISTENT_GROUP_PROTOCOL, FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED,
+// COORDINATOR_NOT_AVAILABLE (no __consumer_offsets, or a failed write).
+#include "broker/handlers/group_common.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+namespace {
+
+constexpr int8_t kGroupKey = 0;
+
+// Kafka's coordinator answer for one key: this node for groups; transactions and share
+// groups have no coordinator here yet.
+void find_one(Broker& broker, int8_t key_type, int16_t& error, std::optional<std::string>& message,
+              int32_t& node, std::string& host, int32_t& port) {
+  node = -1;
+  host = "";
+  port = -1;
+  if (key_type != kGroupKey) {
+    error = group::errc::kCoordinatorNotAvailable;
+    message = "only consumer-group coordinators are available on this broker";
+    return;
+  }
+  if (!broker.ensure_offsets_topic()) {
+    error = group::errc::kCoordinatorNotAvailable;
+    message = "the __consumer_offsets topic could not be created";
+    return;
+  }
+  error = 0;
+  message = std::nullopt;
+  node = broker.config().node_id;
+  host = broker.config().advertised_host_or_listener();
+  port = broker.config().advertised_port_or_listener();
+}
+
+}  // namespace
+
+asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker, RequestContext& ctx,
+                                                                 FindCoordinatorRequest& request) {
+  FindCoordinatorResponse r;
+  if (ctx.header.api_version < 4) {
+    find_one(broker, request.key_type, r.error_code, r.error_message, r.node_id,
+             r.host, r.port);
+    co_return r;
+  }
+  for (const std::string& key : request.coordinator_keys) {
+    FindCoordinatorResponse::Coordinator c;
+    c.key = key;
+    find_one(broker, request.key_type, c.error_code, c.error_message, c.node_id, c.host, c.port);
+    r.coordinators.push_back(std::move(c));
+  }
+  co_return r;
+}
+
+asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestContext& ctx,
+                                                     JoinGroupRequest& request) {
+  JoinGroupResponse r;
+  r.member_id = request.member_id;
+  if (!broker.ensure_offsets_topic()) {
+    r.error_code = group::errc::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  const int16_t version = ctx.header.api_version;
+  group::JoinRequest j;
+  j.group_id = request.group_id;
+  j.member_id = request.member_id;
+  j.group_instance_id = request.group_instance_id;
+  j.client_id = ctx.header.client_id.value_or("");
+  j.client_host = client_host(ctx);
+  j.session_timeout_ms = request.session_timeout_ms;
+  j.rebalance_timeout_ms = version >= 1 && request.rebalance_timeout_ms >= 0
+                               ? request.rebalance_timeout_ms
+                               : request.session_timeout_ms;
+  j.protocol_type = request.protocol_type;
+  for (auto& p : request.protocols) j.protocols.push_back({p.name, std::move(p.metadata)});
+  j.require_known_member_id = version >= 4;
+  j.supports_skip_assignment = version >= 9;
+  group::GroupCoordinator& coord = broker.groups();
+  group::JoinResult res = co_await broker.on_shard_async<group::JoinResult>(
+      broker.group_shard(request.group_id),
+      [&coord, &j](std::function<void(group::JoinResult)> done) { coord.join(std::move(j), std::move(done)); });
+  r.error_code = res.error;
+  r.generation_id = res.generation;
+  r.protocol_type = res.protocol_type;
+  // Before v7 the name may not be null.
+  r.protocol_name = version >= 7 ? res.protocol_name : std::optional(res.protocol_name.value_or(""));
+  r.leader = res.leader;
+  r.skip_assignment = res.skip_assignment;
+  r.member_id = res.member_id;
+  for (auto& m : res.members) r.members.push_back({m.member_id, m.group_instance_id, std::move(m.metadata)});
+  co_return r;
+}
+
+asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestContext&,
+                                                     SyncGroupRequest& request) {
+  SyncGroupResponse r;
+  if (request.group_id.empty()) {
+    r.error_code = group::errc::kInvalidGroupId;
+    co_return r;
+  }
+  group::SyncRequest s;
+  s.group_id = request.group_id;
+  s.member_id = request.member_id;
+  s.group_instance_id = request.group_instance_id;
+  s.generation = request.generation_id;
+  s.protocol_type = request.protocol_type;
+  s.protocol_name = request.protocol_name;
+  for (auto& a : request.assignments) s.assignments.emplace_back(a.member_id, std::move(a.assignment));
+  group::GroupCoordinator& coord = broker.groups();
+  group::SyncResult res = co_await broker.on_shard_async<group::SyncResult>(
+      broker.group_shard(request.group_id),
+      [&coord, &s](std::function<void(group::SyncResult)> done) { coord.sync(std::move(s), std::move(done)); });
+  r.error_code = res.error;
+  r.protocol_type = res.protocol_type;
+  r.protocol_name = res.protocol_name;
+  r.assignment = std::move(res.assignment);
+  co_return r;
+}
+
+asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestContext&,
+                                                    HeartbeatRequest& request) {
+  HeartbeatResponse r;
+  if (request.group_id.empty()) {
+    r.error_code = group::errc::kInvalidGroupId;
+    co_return r;
+  }
+  group::MemberRef m{request.group_id, request.member_id, request.group_instance_id,
+                     request.generation_id};
+  group::GroupCoordinator& coord = broker.groups();
+  r.error_code = co_await broker.on_shard(broker.group_shard(request.group_id),
+                                          [&coord, &m] { return coord.heartbeat(m); });
+  co_return r;
+}
+
+asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestContext& ctx,
+                                                       LeaveGroupRequest& request) {
+  LeaveGroupResponse r;
+  if (request.group_id.empty()) {
+    r.error_code = group::errc::kInvalidGroupId;
+    co_return r;
+  }
+  const bool batched = ctx.header.api_version >= 3;
+  std::vector<std::pair<std::string, std::optional<std::string>>> members;
+  if (batched) {
+    for (const auto& m : request.members) members.emplace_back(m.member_id, m.group_instance_id);
+  } else {
+    members.emplace_back(request.member_id, std::nullopt);
+  }
+  group::GroupCoordinator& coord = broker.groups();
+  const std::string& id = request.group_id;
+  group::LeaveResult res = co_await broker.on_shard(
+      broker.group_shard(id), [&coord, &id, &members] { return coord.leave(id, members); });
+  r.error_code = res.error;
+  if (!batched) {
+    if (r.error_code == 0 && !res.members.empty()) r.error_code = res.members[0];
+    co_return r;
+  }
+  for (size_t i = 0; i < members.size(); ++i) {
+    r.members.push_back({members[i].first, members[i].second,
+                         i < res.members.size() ? res.members[i] : group::errc::kUnknownServerError});
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

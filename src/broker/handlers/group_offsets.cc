@@ -1,0 +1,163 @@
+// OffsetCommit, OffsetFetch and OffsetDelete: committed offsets of consumer groups,
+// stored as records of __consumer_offsets by group::GroupCoordinator.
+// Errors: UNKNOWN_TOPIC_OR_PARTITION (no such partition), OFFSET_METADATA_TOO_LARGE,
+// ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID,
+// GROUP_ID_NOT_FOUND, GROUP_SUBSCRIBED_TO_TOPIC, COORDINATOR_NOT_AVAILABLE.
+#include "broker/handlers/group_common.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, RequestContext& ctx,
+                                                           OffsetCommitRequest& request) {
+  OffsetCommitResponse r;
+  const int16_t version = ctx.header.api_version;
+  const bool coordinator = broker.ensure_offsets_topic();
+  const int64_t now = now_ms();
+  std::vector<group::CommitPartition> commits;
+  std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) slots in r
+  for (auto& t : request.topics) {
+    OffsetCommitResponse::Topic rt;
+    rt.name = t.name;
+    for (auto& p : t.partitions) {
+      int16_t error = 0;
+      if (!coordinator) {
+        error = group::errc::kCoordinatorNotAvailable;
+      } else if (!partition_exists(broker, t.name, p.partition_index)) {
+        error = group::errc::kUnknownTopicOrPartition;
+      } else {
+        group::CommitPartition c;
+        c.topic = t.name;
+        c.partition = p.partition_index;
+        c.offset = p.committed_offset;
+        c.leader_epoch = p.committed_leader_epoch;
+        c.metadata = p.committed_metadata.value_or("");
+        // v2-4 may ask for a retention of their own: Kafka's explicit expiry.
+        if (version >= 2 && version <= 4 && request.retention_time_ms >= 0) {
+          c.expire_timestamp = now + request.retention_time_ms;
+        }
+        commits.push_back(std::move(c));
+        where.emplace_back(r.topics.size(), rt.partitions.size());
+      }
+      rt.partitions.push_back({p.partition_index, error});
+    }
+    r.topics.push_back(std::move(rt));
+  }
+  if (commits.empty()) co_return r;
+  group::MemberRef member{request.group_id, request.member_id, request.group_instance_id,
+                          version >= 1 ? request.generation_id_or_member_epoch : -1};
+  group::GroupCoordinator& coord = broker.groups();
+  std::vector<int16_t> errors = co_await broker.on_shard_async<std::vector<int16_t>>(
+      broker.group_shard(request.group_id),
+      [&coord, &member, &commits](std::function<void(std::vector<int16_t>)> done) {
+        coord.commit(member, std::move(commits), std::move(done));
+      });
+  for (size_t i = 0; i < where.size() && i < errors.size(); ++i) {
+    r.topics[where[i].first].partitions[where[i].second].error_code = errors[i];
+  }
+  co_return r;
+}
+
+namespace {
+
+using Wanted = std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>;
+
+Wanted wanted_of(const std::optional<std::vector<OffsetFetchRequest::Topic>>& topics) {
+  if (!topics) return std::nullopt;
+  std::vector<std::pair<std::string, std::vector<int32_t>>> out;
+  for (const auto& t : *topics) out.emplace_back(t.name, t.partition_indexes);
+  return out;
+}
+
+asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& broker,
+                                                                     const std::string& group_id,
+                                                                     const Wanted& wanted) {
+  group::GroupCoordinator& coord = broker.groups();
+  std::vector<group::FetchedOffset> got = co_await broker.on_shard(
+      broker.group_shard(group_id), [&coord, &group_id, &wanted] { return coord.fetch_offsets(group_id, wanted); });
+  std::vector<OffsetFetchResponse::Topic> topics;
+  for (auto& f : got) {
+    if (topics.empty() || topics.back().name != f.topic) topics.push_back({f.topic, {}});
+    OffsetFetchResponse::Partition p;
+    p.partition_index = f.partition;
+    p.committed_offset = f.offset;
+    p.committed_leader_epoch = f.leader_epoch;
+    p.metadata = std::move(f.metadata);
+    topics.back().partitions.push_back(std::move(p));
+  }
+  co_return topics;
+}
+
+}  // namespace
+
+asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, RequestContext& ctx,
+                                                         OffsetFetchRequest& request) {
+  OffsetFetchResponse r;
+  const bool coordinator = broker.ensure_offsets_topic();
+  if (ctx.header.api_version >= 8) {
+    for (const auto& g : request.groups) {
+      OffsetFetchResponse::Group rg;
+      rg.group_id = g.group_id;
+      if (coordinator) {
+        rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics));
+      } else {
+        rg.error_code = group::errc::kCoordinatorNotAvailable;
+      }
+      r.groups.push_back(std::move(rg));
+    }
+    co_return r;
+  }
+  if (!coordinator) {
+    r.error_code = group::errc::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics));
+  co_return r;
+}
+
+asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, RequestContext&,
+                                                           OffsetDeleteRequest& request) {
+  OffsetDeleteResponse r;
+  if (!broker.ensure_offsets_topic()) {
+    r.error_code = group::errc::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  std::vector<std::pair<std::string, int32_t>> partitions;
+  std::vector<std::pair<size_t, size_t>> where;
+  for (const auto& t : request.topics) {
+    OffsetDeleteResponse::Topic rt;
+    rt.name = t.name;
+    for (const auto& p : t.partitions) {
+      int16_t error = 0;
+      if (!partition_exists(broker, t.name, p.partition_index)) {
+        error = group::errc::kUnknownTopicOrPartition;
+      } else {
+        partitions.emplace_back(t.name, p.partition_index);
+        where.emplace_back(r.topics.size(), rt.partitions.size());
+      }
+      rt.partitions.push_back({p.partition_index, error});
+    }
+    r.topics.push_back(std::move(rt));
+  }
+  using Answer = std::pair<int16_t, std::vector<int16_t>>;
+  group::GroupCoordinator& coord = broker.groups();
+  const std::string& id = request.group_id;
+  Answer a = co_await broker.on_shard_async<Answer>(
+      broker.group_shard(id), [&coord, &id, &partitions](std::function<void(Answer)> done) {
+        coord.delete_offsets(id, std::move(partitions), [done](int16_t e, std::vector<int16_t> errors) {
+          done(Answer{e, std::move(errors)});
+        });
+      });
+  r.error_code = a.first;
+  if (a.first != 0) {
+    r.topics.clear();
+    co_return r;
+  }
+  for (size_t i = 0; i < where.size() && i < a.second.size(); ++i) {
+    r.topics[where[i].first].partitions[where[i].second].error_code = a.second[i];
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker
