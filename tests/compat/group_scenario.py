@@ -38,14 +38,15 @@ class Worker:
         return [(e["p"], e["o"], e["v"]) for e in self.events() if e["ev"] == "rec"]
 
     def assignment(self):
-        """The partitions the member holds now (eager protocol: assign replaces)."""
-        parts = []
+        """The partitions the member holds now: assigns add, revokes remove (eager
+        rebalances revoke everything first; cooperative ones move only some)."""
+        parts = set()
         for e in self.events():
             if e["ev"] == "assign":
-                parts = e["parts"]
+                parts |= set(e["parts"])
             elif e["ev"] == "revoke":
-                parts = []
-        return parts
+                parts -= set(e["parts"])
+        return sorted(parts)
 
     def stderr(self):
         try:

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """One consumer-group member on confluent-kafka-python (librdkafka), for group tests.
 Usage: group_worker_confluent.py BOOTSTRAP GROUP TOPIC EVENTS_FILE [INSTANCE_ID]
+The assignor is librdkafka's default (eager) unless STRATA_ASSIGNOR names another, e.g.
+cooperative-sticky (incremental rebalancing).
 Appends JSON lines to EVENTS_FILE: {"ev": "assign"|"revoke", "parts": [...], "t": ...},
 {"ev": "rec", "p": P, "o": O, "v": V} for each record (written, then committed
 synchronously: commit after processing), and {"ev": "closed"} after an orderly close on
 SIGTERM (which leaves the group, unless the member is static)."""
 import json
+import os
 import signal
 import sys
 import time
@@ -33,6 +36,8 @@ signal.signal(signal.SIGTERM, on_term)
 conf = {"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False,
         "auto.offset.reset": "earliest", "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 500, "client.id": "worker-" + events_path.rsplit("/", 1)[-1]}
+if os.environ.get("STRATA_ASSIGNOR"):
+    conf["partition.assignment.strategy"] = os.environ["STRATA_ASSIGNOR"]
 if instance:
     conf["group.instance.id"] = instance
 c = Consumer(conf)

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Consumer groups with confluent-kafka-python (librdkafka) against a real Strata broker:
-the shared group scenario (group_scenario.py), committed offsets surviving clean and
+the shared group scenario (group_scenario.py) with the eager and the cooperative-sticky
+(incremental) assignors, committed offsets surviving clean and
 unclean broker restarts with a consumer resuming exactly at its commit, and static
 membership (KIP-345): a member restarting within its session timeout keeps its
 partitions and the other member sees no rebalance.
@@ -107,6 +108,9 @@ def static_membership(broker):
 def main():
     with StrataBroker(sys.argv[1]) as broker:
         group_scenario.run(broker.bootstrap, spawn(broker.bootstrap), "confluent")
+        os.environ["STRATA_ASSIGNOR"] = "cooperative-sticky"  # incremental rebalancing
+        group_scenario.run(broker.bootstrap, spawn(broker.bootstrap), "cooperative")
+        del os.environ["STRATA_ASSIGNOR"]
         static_membership(broker)
         restarts(broker)
 

@@ -4,7 +4,7 @@
 // Kafka's flush.messages/flush.ms policy; acks=0 gets no response.
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
 // CORRUPT_MESSAGE / INVALID_RECORD (record::kafka_error_code), MESSAGE_TOO_LARGE,
-// KAFKA_STORAGE_ERROR.
+// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal __consumer_offsets.
 #include <spdlog/spdlog.h>
 
 #include "broker/durability.h"
@@ -67,6 +67,12 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
 asio::awaitable<Appended> produce_partition(Broker& broker, const std::string& topic,
                                             ProduceRequest::PartitionData& p, int16_t acks) {
   Appended a;
+  if (topic == group::kOffsetsTopic) {
+    // Internal: only the group coordinator writes it (Kafka: "Cannot append to
+    // internal topic").
+    a.error = kafka_error::kInvalidTopic;
+    co_return a;
+  }
   Lookup found = find_partition(broker, topic, p.index, true);
   if (!found.ref) {
     a.error = found.error;
