@@ -1,8 +1,8 @@
 // kafkajs against a Strata broker, driven by client_kafkajs.py.
 //   node client.js BOOTSTRAP produce   -> creates "clicks", produces, prints what it sent (JSON)
 //   node client.js BOOTSTRAP check     -> offsets, offsets by timestamp, metadata (JSON)
-// (kafkajs consumers always join a consumer group: reading back is done by kafka-python
-// until groups exist.)
+// (Read-back here is by kafka-python, an independent reader; kafkajs consumers in groups
+// are exercised by groups_kafkajs.py.)
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs');
 
 const [bootstrap, phase] = process.argv.slice(2);
