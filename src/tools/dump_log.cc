@@ -11,6 +11,7 @@
 #include "tools/dump_log_print.h"
 #include "tools/explain.h"
 #include "tools/mapped_file.h"
+#include "tools/offsets_decoder.h"
 
 namespace strata::tools {
 
@@ -25,6 +26,7 @@ struct SegmentDump {
   std::ostream& err;
   std::string path;
   bool deep = false;
+  DataFormat data = DataFormat::kNone;
   std::optional<int64_t> last_offset;              // of the previous record, for gaps
   std::vector<std::pair<int64_t, int64_t>> gaps;   // (previous, next) record offsets
   std::vector<uint8_t> scratch;
@@ -36,6 +38,13 @@ struct SegmentDump {
   void problem(size_t position, const char* what, RecordErrc e) {
     err << "Error in " << path << " at position " << position << ": " << what << ": "
         << to_string(e) << "\n";
+  }
+  // Kafka's offsets decoder stops the whole dump on a record without a key; we report it
+  // and go on.
+  void check_key(size_t position, int64_t offset, bool has_key, bool control) {
+    if (data != DataFormat::kOffsets || has_key || control) return;
+    err << "Error in " << path << " at position " << position << ": "
+        << offsets_missing_key_message(offset) << "\n";
   }
 
   void v2_entry(const LogEntry& e);
@@ -53,7 +62,8 @@ void SegmentDump::v2_records(const BatchView& batch, size_t position) {
     if (!more) return problem(position, "bad record", more.error());
     if (!*more) return;
     note_offset(batch.offset_of(r).value());
-    out << v2_record_line(batch, r, options.print_data_log) << "\n";
+    check_key(position, batch.offset_of(r).value(), r.key.has_value(), batch.is_control());
+    out << v2_record_line(batch, r, data) << "\n";
   }
 }
 
@@ -73,14 +83,16 @@ void SegmentDump::legacy_entry(const LogEntry& e) {
   if (!deep) return;
   if (!m->compressed()) {
     note_offset(m->offset.value());
-    out << legacy_record_line(*m, options.print_data_log) << "\n";
+    check_key(e.position, m->offset.value(), m->key.has_value(), false);
+    out << legacy_record_line(*m, data) << "\n";
     return;
   }
   auto inner = read_wrapper_inner(*m, scratch);
   if (!inner) return problem(e.position, "cannot read the wrapper's inner messages", inner.error());
   for (const LegacyMessage& im : *inner) {
     note_offset(im.offset.value());
-    out << legacy_record_line(im, options.print_data_log) << "\n";
+    check_key(e.position, im.offset.value(), im.key.has_value(), false);
+    out << legacy_record_line(im, data) << "\n";
   }
 }
 
@@ -156,7 +168,9 @@ int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream&
       continue;
     }
     SegmentDump& d = dumps.emplace_back(SegmentDump{options, out, err, path});
-    d.deep = options.deep_iteration || options.print_data_log;
+    const bool print_data = options.print_data_log || options.offsets_decoder;
+    d.deep = options.deep_iteration || print_data;
+    if (print_data) d.data = options.offsets_decoder ? DataFormat::kOffsets : DataFormat::kText;
     status |= dump_segment(d);
   }
   index_errors.print(err);

@@ -20,6 +20,8 @@ struct DumpLogOptions {
   bool print_data_log = false;  // keys and payloads; implies deep_iteration
   bool deep_iteration = false;  // one line per record
   bool explain = false;         // byte map of each batch (Strata's addition)
+  // Keys and payloads decoded as __consumer_offsets records; implies print_data_log.
+  bool offsets_decoder = false;
   int64_t max_bytes = kDumpMaxBytesDefault;  // read at most this many bytes of each .log
   // .index/.timeindex: check entries against the log but print none of them.
   bool verify_index_only = false;

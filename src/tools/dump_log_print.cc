@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "record/control.h"
+#include "tools/offsets_decoder.h"
 
 namespace strata::tools {
 
@@ -67,10 +68,17 @@ std::string control_part(const RecordView& r) {
   return fmt::format(" controlType: UNKNOWN({})", key->type);
 }
 
-void append_data(std::string& line, const std::optional<Bytes>& key,
-                 const std::optional<Bytes>& value) {
-  if (key) line += " key: " + decode_utf8_lossy(*key);
-  if (value) line += " payload: " + decode_utf8_lossy(*value);
+// A record without a key shows nothing with kOffsets (the caller reports it).
+void append_data(std::string& line, DataFormat data, int64_t offset,
+                 const std::optional<Bytes>& key, const std::optional<Bytes>& value) {
+  if (data == DataFormat::kText) {
+    if (key) line += " key: " + decode_utf8_lossy(*key);
+    if (value) line += " payload: " + decode_utf8_lossy(*value);
+  } else if (data == DataFormat::kOffsets && key) {
+    const DecodedOffsetsRecord d = decode_offsets_record(*key, value, offset);
+    if (d.key) line += " key: " + *d.key;
+    if (d.payload) line += " payload: " + *d.payload;
+  }
 }
 
 }  // namespace
@@ -107,7 +115,7 @@ std::string v2_batch_line(const BatchView& b, size_t position) {
       codec_label(b.codec_bits()), b.crc(), valid);
 }
 
-std::string v2_record_line(const BatchView& b, const RecordView& r, bool print_data) {
+std::string v2_record_line(const BatchView& b, const RecordView& r, DataFormat data) {
   std::string keys;
   HeaderCursor hc(r);
   Header h;
@@ -122,8 +130,8 @@ std::string v2_record_line(const BatchView& b, const RecordView& r, bool print_d
       record_sequence(b, r.offset_delta), keys);
   if (b.is_control()) {
     line += control_part(r);
-  } else if (print_data) {
-    append_data(line, r.key, r.value);
+  } else {
+    append_data(line, data, b.offset_of(r).value(), r.key, r.value);
   }
   return line;
 }
@@ -143,12 +151,12 @@ std::string legacy_batch_line(const LegacyMessage& m, size_t position) {
                      codec_name(m.codec), m.crc, m.crc_valid);
 }
 
-std::string legacy_record_line(const LegacyMessage& m, bool print_data) {
+std::string legacy_record_line(const LegacyMessage& m, DataFormat data) {
   std::string line = fmt::format("| offset: {} {} keySize: {} valueSize: {} isValid: {} crc: {}",
                                  m.offset.value(), legacy_timestamp(m),
                                  m.key ? int64_t(m.key->size()) : -1,
                                  m.value ? int64_t(m.value->size()) : -1, m.crc_valid, m.crc);
-  if (print_data) append_data(line, m.key, m.value);
+  append_data(line, data, m.offset.value(), m.key, m.value);
   return line;
 }
 

@@ -110,6 +110,23 @@ TEST_F(DumpLogTest, PrintDataLogMatchesKafka) {
                 "headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 5\n");
 }
 
+// --offsets-decoder on records that are not __consumer_offsets records: key "k1" reads as
+// record type 0x6b31, which Kafka does not define; a record without a key is reported on
+// stderr (Kafka's tool stops there). The decoded forms are in offsets_decoder_test.cc.
+TEST_F(DumpLogTest, OffsetsDecoderReportsWhatItCannotDecode) {
+  const auto path = write("00000000000000000000.log", {kBatchA});
+  std::string err;
+  EXPECT_EQ(dump({.files = {path}, .offsets_decoder = true}, &err),
+            "Dumping " + path + "\nLog starting offset: 0\n" + kLineA +
+                "| offset: 0 CreateTime: 1700000000000 keySize: 2 valueSize: 2 sequence: -1 "
+                "headerKeys: [h1] key: Unknown record type 27441 at offset 0, skipping.\n"
+                "| offset: 1 CreateTime: 1700000000001 keySize: -1 valueSize: 2 sequence: -1 "
+                "headerKeys: []\n");
+  EXPECT_EQ(err, "Error in " + path +
+                     " at position 0: Failed to decode message at offset 1 using offset topic "
+                     "decoder (message had a missing key)\n");
+}
+
 TEST_F(DumpLogTest, DeepIterationWithoutData) {
   const auto path = write("00000000000000000000.log", {kBatchA});
   const auto out = dump({.files = {path}, .deep_iteration = true});

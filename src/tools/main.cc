@@ -1,10 +1,11 @@
-// strata: the single binary. Subcommands: broker, dump-log, topic.
+// strata: the single binary. Subcommands: broker, dump-log, topic, group.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "tools/broker_command.h"
 #include "tools/dump_log.h"
+#include "tools/group_command.h"
 #include "tools/topic_command.h"
 
 namespace {
@@ -18,6 +19,9 @@ void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
   cmd->add_flag("--print-data-log", o.print_data_log,
                 "Print keys and payloads (implies --deep-iteration)");
   cmd->add_flag("--deep-iteration", o.deep_iteration, "Print every record, not just batches");
+  cmd->add_flag("--offsets-decoder", o.offsets_decoder,
+                "Decode keys and payloads as __consumer_offsets records, as Kafka's JSON "
+                "(implies --print-data-log)");
   cmd->add_flag("--explain", o.explain,
                 "Print an annotated byte map of every batch: each field's position, hex bytes "
                 "and value");
@@ -43,9 +47,12 @@ int main(int argc, char** argv) {
   strata::tools::add_broker_command(app, broker);
   strata::tools::TopicArgs topic;
   strata::tools::add_topic_command(app, topic);
+  strata::tools::GroupArgs group;
+  strata::tools::add_group_command(app, group);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
+  if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

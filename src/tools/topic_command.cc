@@ -10,9 +10,8 @@
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_configs.h"
 #include "protocol/apis/incremental_alter_configs.h"
-#include "protocol/apis/list_offsets.h"
 #include "protocol/apis/metadata.h"
-#include "tools/kafka_client.h"
+#include "tools/cluster.h"
 
 namespace strata::tools {
 
@@ -26,26 +25,7 @@ constexpr int8_t kTopicResource = 2;
 constexpr int8_t kDefaultConfigSource = 5;  // DescribeConfigs' DEFAULT_CONFIG
 constexpr int8_t kOpSet = 0;
 constexpr int8_t kOpDelete = 1;
-constexpr int64_t kEarliest = -2;
-constexpr int64_t kLatest = -1;
 constexpr const char* kClientId = "strata-topic";
-
-// A failed command: what is printed after "Error while executing topic command : ".
-struct CommandError {
-  std::string message;
-};
-using Status = Result<void, CommandError>;
-
-CommandError client_error(const ClientError& e) {
-  return CommandError{e.message};
-}
-
-// "NAME: message", Kafka's name for the code and the broker's text if it sent one.
-CommandError kafka_error(int16_t code, const std::optional<std::string>& message) {
-  std::string text = kafka_error_name(code);
-  if (message && !message->empty()) text += ": " + *message;
-  return CommandError{std::move(text)};
-}
 
 CommandError missing_topic(const std::string& topic) {
   return CommandError{"Topic '" + topic + "' does not exist as expected"};
@@ -74,33 +54,6 @@ std::string join(const std::vector<int32_t>& ids) {
   std::string s;
   for (int32_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
   return s;
-}
-
-Result<KafkaClient, CommandError> connect_bootstrap(const TopicArgs& args) {
-  std::string errors;
-  std::string_view rest = args.bootstrap_server;
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    const std::string_view one = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-    auto at = parse_host_port(one);
-    if (!at) return fail(CommandError{"--bootstrap-server: " + at.error()});
-    auto client = KafkaClient::connect(*at, args.timeout_ms, kClientId);
-    if (client) return Result<KafkaClient, CommandError>(std::move(*client));
-    errors += (errors.empty() ? "" : "; ") + client.error().message;
-  }
-  return fail(CommandError{errors.empty() ? "--bootstrap-server is empty" : errors});
-}
-
-// All topics, without creating any.
-Result<MetadataResponse, CommandError> all_topics(KafkaClient& client) {
-  MetadataRequest request;
-  const std::optional<int16_t> v = client.version<MetadataRequest>();
-  if (v && *v >= 1) request.topics.reset();  // v1+: null is all, empty is none
-  request.allow_auto_topic_creation = false;
-  auto r = client.call<MetadataResponse>(request);
-  if (!r) return fail(client_error(r.error()));
-  return std::move(*r);
 }
 
 // The topics the command is about, sorted by name: --topic alone (checked to exist
@@ -266,74 +219,20 @@ struct Watermarks {
   std::string start = "?";
   std::string end = "?";
 };
-using PartitionKey = std::pair<std::string, int32_t>;
 
-// Asks one broker for `timestamp` (-2 earliest, -1 latest) of each partition and
-// stores the answers through `field`.
-void list_offsets(KafkaClient& client,
-                  const std::map<std::string, std::vector<int32_t>>& partitions, int64_t timestamp,
-                  std::string Watermarks::*field, std::map<PartitionKey, Watermarks>& into) {
-  ListOffsetsRequest request;
-  request.replica_id = -1;
-  for (const auto& [topic, ids] : partitions) {
-    ListOffsetsRequest::Topic t{topic, {}};
-    for (int32_t p : ids) t.partitions.push_back({p, -1, timestamp, 1});
-    request.topics.push_back(std::move(t));
-  }
-  const std::optional<int16_t> v = client.version<ListOffsetsRequest>();
-  auto r = client.call<ListOffsetsResponse>(request);
-  for (const auto& [topic, ids] : partitions) {
-    for (int32_t p : ids) into[{topic, p}].*field = r ? "?" : r.error().message;
-  }
-  if (!r) return;
-  for (const auto& t : r->topics) {
-    for (const auto& p : t.partitions) {
-      std::string& value = into[{t.name, p.partition_index}].*field;
-      if (p.error_code != 0) {
-        value = kafka_error_name(p.error_code);
-      } else if (*v == 0) {
-        value = p.old_style_offsets.empty() ? "?" : std::to_string(p.old_style_offsets[0]);
-      } else {
-        value = std::to_string(p.offset);
-      }
-    }
-  }
-}
-
-// ListOffsets goes to each partition's leader: one connection per leader.
 std::map<PartitionKey, Watermarks> watermarks(
     const MetadataResponse& metadata, const std::vector<const MetadataResponse::Topic*>& topics,
     int timeout_ms) {
-  std::map<int32_t, std::map<std::string, std::vector<int32_t>>> by_leader;
-  std::map<PartitionKey, Watermarks> result;
+  TopicPartitions partitions;
   for (const auto* t : topics) {
-    for (const auto& p : t->partitions) {
-      if (p.leader_id < 0) {
-        result[{*t->name, p.partition_index}] = {"LEADER_NOT_AVAILABLE", "LEADER_NOT_AVAILABLE"};
-      } else {
-        by_leader[p.leader_id][*t->name].push_back(p.partition_index);
-      }
-    }
+    for (const auto& p : t->partitions) partitions[*t->name].push_back(p.partition_index);
   }
-  for (const auto& [leader, partitions] : by_leader) {
-    const int32_t node = leader;  // (clang 14 cannot capture a structured binding)
-    const auto broker = std::find_if(metadata.brokers.begin(), metadata.brokers.end(),
-                                     [node](const auto& b) { return b.node_id == node; });
-    std::string error = "BROKER_NOT_AVAILABLE";
-    if (broker != metadata.brokers.end()) {
-      auto client =
-          KafkaClient::connect({broker->host, uint16_t(broker->port)}, timeout_ms, kClientId);
-      if (client) {
-        list_offsets(*client, partitions, kEarliest, &Watermarks::start, result);
-        list_offsets(*client, partitions, kLatest, &Watermarks::end, result);
-        continue;
-      }
-      error = client.error().message;
-    }
-    for (const auto& [topic, ids] : partitions) {
-      for (int32_t p : ids) result[{topic, p}] = {error, error};
-    }
-  }
+  auto text = [](const OffsetAnswer& a) { return a.error ? *a.error : std::to_string(a.offset); };
+  const auto starts = list_offsets(metadata, partitions, kEarliestTimestamp, timeout_ms, kClientId);
+  const auto ends = list_offsets(metadata, partitions, kLatestTimestamp, timeout_ms, kClientId);
+  std::map<PartitionKey, Watermarks> result;
+  for (const auto& [key, answer] : starts) result[key].start = text(answer);
+  for (const auto& [key, answer] : ends) result[key].end = text(answer);
   return result;
 }
 
@@ -393,7 +292,7 @@ Status check_args(const TopicArgs& a) {
 
 Status run(const TopicArgs& args, std::ostream& out, std::ostream& err) {
   if (auto r = check_args(args); !r) return r;
-  auto client = connect_bootstrap(args);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
   if (!client) return fail(client.error());
   if (args.create) return create_topic(*client, args, out);
   if (args.list) return list_topics(*client, args, out);

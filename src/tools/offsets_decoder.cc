@@ -1,0 +1,232 @@
+#include "tools/offsets_decoder.h"
+
+#include <fmt/format.h>
+
+#include <variant>
+
+#include "group/records.h"
+#include "tools/consumer_protocol.h"
+#include "tools/dump_log_print.h"
+
+namespace strata::tools {
+
+namespace {
+
+// Key versions Kafka 4.0's group coordinator defines: 0-1 offset commit, 2 group
+// metadata, 3-8 KIP-848 consumer groups, 9-15 share groups.
+constexpr int16_t kKeyVersionMax = 15;
+
+// A JSON string as Jackson writes it: the bytes read as UTF-8 (bad bytes become
+// U+FFFD), '"' and '\' escaped, control characters as \b \t \n \f \r or \u00XX
+// (upper-case hex), everything else as is.
+std::string quote(std::string_view s) {
+  const std::string utf8 = decode_utf8_lossy(as_bytes(s));
+  std::string out = "\"";
+  for (const char c : utf8) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (uint8_t(c) < 0x20) {
+          out += fmt::format("\\u{:04X}", unsigned(uint8_t(c)));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// Standard base64 with padding: how Jackson writes a binary node.
+std::string base64(Bytes b) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 3 <= b.size(); i += 3) {
+    const uint32_t n = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8 | b[i + 2];
+    for (int shift = 18; shift >= 0; shift -= 6) out += kAlphabet[(n >> shift) & 0x3f];
+  }
+  if (const size_t left = b.size() - i; left > 0) {
+    const uint32_t n = uint32_t(b[i]) << 16 | (left == 2 ? uint32_t(b[i + 1]) << 8 : 0);
+    out += kAlphabet[(n >> 18) & 0x3f];
+    out += kAlphabet[(n >> 12) & 0x3f];
+    out += left == 2 ? kAlphabet[(n >> 6) & 0x3f] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string binary(const std::vector<uint8_t>& b) {
+  return quote(base64(b));
+}
+std::string nullable_binary(const std::optional<std::vector<uint8_t>>& b) {
+  return b ? binary(*b) : "null";
+}
+std::string nullable_string(const std::optional<std::string>& s) {
+  return s ? quote(*s) : "null";
+}
+
+// One JSON object, built field by field in order.
+class Object {
+ public:
+  Object& raw(const char* name, const std::string& json) {
+    text_ += text_.size() > 1 ? ",\"" : "\"";
+    text_ += name;
+    text_ += "\":";
+    text_ += json;
+    return *this;
+  }
+  Object& str(const char* name, std::string_view s) { return raw(name, quote(s)); }
+  Object& num(const char* name, int64_t n) { return raw(name, std::to_string(n)); }
+  std::string done() const { return text_ + "}"; }
+
+ private:
+  std::string text_ = "{";
+};
+
+template <class T, class F>
+std::string array(const std::vector<T>& items, F&& each) {
+  std::string out = "[";
+  for (const T& item : items) out += (out.size() > 1 ? "," : "") + each(item);
+  return out + "]";
+}
+
+std::string topic_partitions(const std::vector<ConsumerTopicPartitions>& list) {
+  return array(list, [](const ConsumerTopicPartitions& tp) {
+    return Object()
+        .str("topic", tp.topic)
+        .raw("partitions", array(tp.partitions, [](int32_t p) { return std::to_string(p); }))
+        .done();
+  });
+}
+
+std::string subscription(const std::vector<uint8_t>& bytes) {
+  const auto s = decode_consumer_subscription(bytes);
+  if (!s) return binary(bytes);
+  Object o;
+  o.raw("topics", array(s->message.topics, [](const std::string& t) { return quote(t); }))
+      .raw("userData", nullable_binary(s->message.user_data));
+  if (s->version >= 1) o.raw("ownedPartitions", topic_partitions(s->message.owned_partitions));
+  if (s->version >= 2) o.num("generationId", s->message.generation_id);
+  if (s->version >= 3) o.raw("rackId", nullable_string(s->message.rack_id));
+  return o.done();
+}
+
+std::string assignment(const std::vector<uint8_t>& bytes) {
+  const auto a = decode_consumer_assignment(bytes);
+  if (!a) return binary(bytes);
+  return Object()
+      .raw("assignedPartitions", topic_partitions(a->message.assigned_partitions))
+      .raw("userData", nullable_binary(a->message.user_data))
+      .done();
+}
+
+std::string member(const group::MemberRecord& m, int16_t version, bool consumer) {
+  Object o;
+  o.str("memberId", m.member_id);
+  if (version >= 3) o.raw("groupInstanceId", nullable_string(m.group_instance_id));
+  o.str("clientId", m.client_id).str("clientHost", m.client_host);
+  if (version >= 1) o.num("rebalanceTimeout", m.rebalance_timeout_ms);
+  o.num("sessionTimeout", m.session_timeout_ms)
+      .raw("subscription", consumer ? subscription(m.subscription) : binary(m.subscription))
+      .raw("assignment", consumer ? assignment(m.assignment) : binary(m.assignment));
+  return o.done();
+}
+
+std::string group_value(const group::GroupValue& g, int16_t version) {
+  const bool consumer = g.protocol_type == "consumer";
+  Object o;
+  o.str("protocolType", g.protocol_type)
+      .num("generation", g.generation)
+      .raw("protocol", nullable_string(g.protocol))
+      .raw("leader", nullable_string(g.leader));
+  if (version >= 2) o.num("currentStateTimestamp", g.current_state_timestamp);
+  o.raw("members", array(g.members, [&](const group::MemberRecord& m) {
+          return member(m, version, consumer);
+        }));
+  return o.done();
+}
+
+std::string offset_value(const group::OffsetValue& v, int16_t version) {
+  Object o;
+  o.num("offset", v.offset);
+  if (version >= 3) o.num("leaderEpoch", v.leader_epoch);
+  o.str("metadata", v.metadata).num("commitTimestamp", v.commit_timestamp);
+  if (version == 1) o.num("expireTimestamp", v.expire_timestamp);
+  return o.done();
+}
+
+std::string versioned(const char* label, int16_t version, const std::string& data) {
+  return fmt::format("{{\"{}\":\"{}\",\"data\":{}}}", label, version, data);
+}
+
+DecodedOffsetsRecord skipped(int64_t offset, const std::string& reason) {
+  return {fmt::format("Error at offset {}, skipping. {}", offset, reason), std::nullopt};
+}
+
+}  // namespace
+
+std::string offsets_missing_key_message(int64_t offset) {
+  return fmt::format(
+      "Failed to decode message at offset {} using offset topic decoder (message had a "
+      "missing key)",
+      offset);
+}
+
+DecodedOffsetsRecord decode_offsets_record(Bytes key, const std::optional<Bytes>& value,
+                                           int64_t offset) {
+  if (key.size() < 2) return skipped(offset, "Could not read version from key's buffer.");
+  const int16_t type = int16_t(load_be16(key.data()));
+  if (type < 0 || type > kKeyVersionMax) {
+    return {fmt::format("Unknown record type {} at offset {}, skipping.", type, offset),
+            std::nullopt};
+  }
+  auto k = group::decode_key(key);
+  if (!k) return skipped(offset, k.error());
+  std::string key_json;
+  if (const auto* o = std::get_if<group::OffsetKey>(&*k)) {
+    key_json = Object()
+                   .str("group", o->group)
+                   .str("topic", o->topic)
+                   .num("partition", o->partition)
+                   .done();
+  } else {
+    key_json = Object().str("group", std::get<group::GroupKey>(*k).group).done();
+  }
+  DecodedOffsetsRecord out{versioned("type", type, key_json), "<DELETE>"};
+  if (!value) return out;
+  if (value->size() < 2) return skipped(offset, "Could not read version from value's buffer.");
+  const int16_t version = int16_t(load_be16(value->data()));
+  if (std::holds_alternative<group::OffsetKey>(*k)) {
+    auto v = group::decode_offset_value(*value);
+    if (!v) return skipped(offset, v.error());
+    out.payload = versioned("version", version, offset_value(*v, version));
+  } else {
+    auto v = group::decode_group_value(*value);
+    if (!v) return skipped(offset, v.error());
+    out.payload = versioned("version", version, group_value(*v, version));
+  }
+  return out;
+}
+
+}  // namespace strata::tools
