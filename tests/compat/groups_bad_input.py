@@ -9,6 +9,7 @@ Usage: groups_bad_input.py PATH/TO/strata"""
 import socket
 import struct
 import sys
+import time
 
 from kafka.protocol import admin, commit, group
 from kafka.protocol.parser import KafkaProtocol
@@ -152,6 +153,33 @@ def main():
         c = Conn(broker.bootstrap)
         check(fetch_v2(c, "m", "t", 1) == 42 and fetch_v2(c, "g", "t", 0) == 5,
               "after a restart the committed offsets are the good ones")
+    retention(sys.argv[1])
+
+
+def retention(strata):
+    """offsets.retention.minutes: a group without members loses its offsets, and then
+    itself, once they are older than the retention (0 minutes here, checked every
+    500 ms, so it happens within a second); a group with members keeps its offsets."""
+    overrides = {"group.initial.rebalance.delay.ms": "0", "offsets.retention.minutes": "0",
+                 "offsets.retention.check.interval.ms": "500"}
+    with StrataBroker(strata, overrides) as broker:
+        admin_client = AdminClient({"bootstrap.servers": broker.bootstrap})
+        admin_client.create_topics([NewTopic("t", 1, 1)])["t"].result(20)
+        c = Conn(broker.bootstrap)
+        j = join_v2(c, "active")
+        c.call(group.SyncGroupRequest_v1("active", 1, j.member_id, [(j.member_id, b"")]))
+        check(commit_v2(c, "active", 1, j.member_id, "t", 0, 7) == NONE, "an active member commits")
+        check(commit_v2(c, "simple", -1, "", "t", 0, 3) == NONE, "a simple consumer commits")
+        time.sleep(2)
+        c.call(group.HeartbeatRequest_v1("active", 1, j.member_id))
+        check(fetch_v2(c, "simple", "t", 0) == -1, "the simple group's offset expired")
+        listed = [g[0] for g in c.call(admin.ListGroupsRequest_v1()).groups]
+        check("simple" not in listed and "active" in listed,
+              "the expired group is gone, the active one stays: %s" % listed)
+        check(fetch_v2(c, "active", "t", 0) == 7, "the active group's offset is kept")
+        broker.restart()
+        c = Conn(broker.bootstrap)
+        check(fetch_v2(c, "simple", "t", 0) == -1, "the expiry is durable (tombstones replayed)")
 
 
 if __name__ == "__main__":
