@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cerrno>
 
+#include "record/batch_format.h"
 #include "record/stamp.h"
 #include "record/validate.h"
 #include "storage/index_format.h"
@@ -32,6 +33,15 @@ std::optional<int64_t> base_of(const std::string& name, const std::string& suffi
     v = v * 10 + (name[size_t(i)] - '0');
   }
   return v;
+}
+
+// Asks the CPU for the header of a batch append() will reach later (guessing that
+// batches are alike in size), so its cache misses overlap the work on earlier ones:
+// 1 KiB batches otherwise stall on every header. A hint only; nothing outside `batches`.
+void prefetch_header(Bytes batches, size_t pos) {
+  if (pos + kHeaderSize > batches.size()) return;
+  __builtin_prefetch(batches.data() + pos);
+  __builtin_prefetch(batches.data() + pos + kHeaderSize - 1);  // the 61 bytes may span two lines
 }
 
 Result<std::vector<std::string>, StorageError> list_dir(const std::string& dir) {
@@ -175,7 +185,8 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     return fail(storage_error(StorageErrc::kIo, "an fdatasync failed earlier; log offline: " + dir_));
   }
   const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
-  std::vector<BatchInfo> infos;
+  std::vector<BatchInfo>& infos = append_infos_;
+  infos.clear();
   bool epochs_changed = false;
   AppendResult result;
   result.first_offset = next_offset_;
@@ -187,6 +198,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
       return fail(storage_error(StorageErrc::kMessageTooLarge, "batch over max.message.bytes"));
     }
     MutableBytes batch = batches.subspan(pos, view->size());
+    prefetch_header(batches, pos + 2 * batch.size());
     const int32_t last_delta = view->last_offset_delta();
     stamp_batch(batch, next, epoch);
     if (log_append_time) set_log_append_time(batch, TimestampMs(now_ms));
@@ -214,6 +226,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   }
   result.last_offset = Offset(next.value() - 1);
   result.batches = infos.size();
+  if (infos.capacity() > kAppendInfosKeptMax) infos = {};
   if (log_append_time) result.log_append_time = now_ms;
   if (dirty_.empty() || dirty_.back().first != active().log_file()) {
     dirty_.emplace_back(active().log_file(), next_offset_);

@@ -136,6 +136,11 @@ class Log {
   std::vector<std::pair<std::unique_ptr<Segment>, int64_t>> pending_deletes_;  // due time
   LogRecoveryReport report_;
   std::vector<EpochEntry> epochs_;
+  // append()'s per-batch facts for the segment, kept between calls so that an append
+  // does not allocate (a 1 MiB append of 1 KiB batches has ~1,100); dropped after an
+  // append of more batches than this, so an idle log holds at most 96 KiB of them.
+  static constexpr size_t kAppendInfosKeptMax = 4096;
+  std::vector<BatchInfo> append_infos_;
   bool closed_ = false;
 };
 

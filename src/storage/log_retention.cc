@@ -26,16 +26,21 @@ void Log::unlink_due(int64_t now_ms) {
 // that must stay: past retention.ms (by the segment's largest timestamp), over
 // retention.bytes, or wholly below the log start offset. The active segment goes too
 // only when everything is deletable, after a roll gives the log a new empty one.
+// Time and size retention apply only when cleanup.policy includes "delete" (a compacted
+// topic such as __consumer_offsets keeps its segments until the cleaner rewrites them).
 Result<size_t, StorageError> Log::apply_retention(int64_t now_ms) {
   std::vector<Offset> doomed;
-  int64_t excess = config_.retention_bytes < 0 ? 0 : int64_t(size_bytes()) - config_.retention_bytes;
+  const bool deletes = config_.cleanup_policy.find("delete") != std::string::npos;
+  int64_t excess = !deletes || config_.retention_bytes < 0
+                       ? 0
+                       : int64_t(size_bytes()) - config_.retention_bytes;
   for (auto it = segments_.begin(); it != segments_.end(); ++it) {
     const Segment& seg = *it->second;
     const auto next = std::next(it);
     const bool below_start = next != segments_.end() && Offset(next->first) <= log_start_;
-    const bool expired = config_.retention_ms >= 0 && !seg.empty() &&
+    const bool expired = deletes && config_.retention_ms >= 0 && !seg.empty() &&
                          now_ms - seg.max_timestamp() > config_.retention_ms;
-    const bool over_size = config_.retention_bytes >= 0 && excess - int64_t(seg.size()) >= 0;
+    const bool over_size = deletes && config_.retention_bytes >= 0 && excess - int64_t(seg.size()) >= 0;
     if (seg.empty() || !(below_start || expired || over_size)) break;
     excess -= int64_t(seg.size());
     doomed.emplace_back(it->first);

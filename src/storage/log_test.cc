@@ -132,6 +132,105 @@ TEST(Log, ReadStopsAtMaxOffset) {
   EXPECT_FALSE(at_limit->has_value());
 }
 
+// Where each batch of a log went, for reads to be checked against.
+struct Placed {
+  int64_t first = 0, last = 0;
+  uint64_t position = 0, size = 0;
+};
+
+// What Log::read must return: whole batches from the one holding `start`, while they fit
+// in max_bytes (the first always if min_one_batch), none at or past `limit`.
+std::optional<std::pair<uint64_t, uint64_t>> expected_read(const std::vector<Placed>& placed,
+                                                           int64_t start, uint64_t max_bytes,
+                                                           bool min_one_batch, int64_t limit) {
+  size_t i = 0;
+  while (i < placed.size() && placed[i].last < start) ++i;
+  const uint64_t begin = i < placed.size() ? placed[i].position : 0;
+  uint64_t end = begin;
+  for (size_t j = i; j < placed.size() && placed[j].first < limit; ++j) {
+    if (end + placed[j].size - begin > max_bytes && !(j == i && min_one_batch)) break;
+    end += placed[j].size;
+  }
+  if (end == begin) return std::nullopt;
+  return std::pair{begin, end - begin};
+}
+
+// Batches of assorted sizes and a dense offset index, so that reads start their header
+// walk at indexed batches: every (start, max_bytes, limit) must match the oracle, before
+// and after a reopen (then the index is the trimmed, read-only one).
+TEST(Log, ReadsMatchTheBatchByBatchRuleWithADenseIndex) {
+  TempDir dir;
+  LogConfig c;
+  c.index_interval_bytes = 300;
+  std::vector<Placed> placed;
+  {
+    auto log = open_log(dir, c);
+    uint64_t position = 0;
+    for (int i = 0; i < 60; ++i) {
+      auto batch = make_batch(1 + i % 4, kNow + i, 10 + size_t(i * 37 % 300));
+      const auto r = append_in_place(*log, batch);
+      placed.push_back({r.first_offset.value(), r.last_offset.value(), position, batch.size()});
+      position += batch.size();
+    }
+    ASSERT_TRUE(log->close().ok());
+  }
+  const int64_t end = placed.back().last + 1;
+  const uint64_t max_bytes_cases[] = {0, 1, 100, 700, 1500, 4000, 9000, 1 << 20, UINT64_MAX};
+  for (bool reopened : {false, true}) {
+    auto log = open_log(dir, c);
+    ASSERT_NE(log, nullptr);
+    if (!reopened) append(*log, make_batch(1, kNow));  // the active segment: writable index
+    for (const Placed& limit_batch : placed) {
+      const int64_t limit = limit_batch.first == 0 ? end : limit_batch.first;
+      for (int64_t start = 0; start < end; start += 3) {
+        for (uint64_t max_bytes : max_bytes_cases) {
+          for (bool min_one : {false, true}) {
+            auto got = log->read(Offset(start), max_bytes, min_one, Offset(limit));
+            ASSERT_TRUE(got.ok());
+            const auto want = expected_read(placed, start, max_bytes, min_one, limit);
+            ASSERT_EQ(got->has_value(), want.has_value())
+                << start << " " << max_bytes << " " << min_one << " " << limit;
+            if (!want) continue;
+            EXPECT_EQ((*got)->position, want->first) << start << " " << max_bytes << " " << limit;
+            EXPECT_EQ((*got)->size, want->second) << start << " " << max_bytes << " " << limit;
+          }
+        }
+      }
+    }
+    ASSERT_TRUE(log->close().ok());
+  }
+}
+
+// An index entry whose position is not where its batch starts (a damaged index) is not
+// used to skip headers: the read walks them all and still returns whole batches.
+TEST(Log, ReadDoesNotSkipOnAnIndexEntryThatDisagreesWithTheLog) {
+  TempDir dir;
+  LogConfig c;
+  c.index_interval_bytes = 1;  // an entry for every batch but the first
+  const auto one = make_batch(2, kNow);
+  {
+    auto log = open_log(dir, c);
+    for (int i = 0; i < 8; ++i) append(*log, std::vector<uint8_t>(one));
+    ASSERT_TRUE(log->close().ok());
+  }
+  // Entry 4 (batch 5, offsets 10-11) is moved 10 bytes into batch 4. Positions stay
+  // sorted, and the read below is the one whose reach lands on that entry.
+  {
+    std::fstream f(dir / segment_file_name(Offset(0), ".index"),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    const uint32_t position = uint32_t(4 * one.size() + 10);
+    const uint8_t be[4] = {uint8_t(position >> 24), uint8_t(position >> 16),
+                           uint8_t(position >> 8), uint8_t(position)};
+    f.seekp(4 * 8 + 4);
+    f.write(reinterpret_cast<const char*>(be), 4);
+  }
+  auto log = open_log(dir, c);
+  auto region = log->read(Offset(0), one.size() * 5 + 1, true, std::nullopt);
+  ASSERT_TRUE(region.ok() && *region);
+  EXPECT_EQ((*region)->size, one.size() * 5);
+  EXPECT_EQ(batch_offsets(**region), (std::vector<int64_t>{0, 2, 4, 6, 8}));
+}
+
 TEST(Log, OutOfRange) {
   TempDir dir;
   auto log = open_log(dir);
@@ -354,6 +453,26 @@ TEST(Log, RetentionMsDeletesEverythingButKeepsTheLogEnd) {
   EXPECT_EQ(log->log_start_offset(), Offset(6));
   append(*log, make_batch(1, kNow + 2000), kNow + 2000);
   EXPECT_EQ(log->log_end_offset(), Offset(7));
+}
+
+TEST(Log, CompactedTopicsKeepSegmentsPastTimeAndSizeRetention) {
+  TempDir dir;
+  LogConfig c;
+  c.segment_bytes = 300;
+  c.retention_ms = 1000;
+  c.retention_bytes = 100;
+  c.cleanup_policy = "compact";
+  auto log = open_log(dir, c);
+  for (int i = 0; i < 6; ++i) append(*log, make_batch(1, kNow, 100));
+  auto deleted = log->apply_retention(kNow + 5000);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_EQ(*deleted, 0u);
+  EXPECT_EQ(log->log_start_offset(), Offset(0));
+  c.cleanup_policy = "compact,delete";
+  log->set_config(c);
+  deleted = log->apply_retention(kNow + 5000);
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_GT(*deleted, 0u);
 }
 
 TEST(Log, AdvanceLogStartOffset) {

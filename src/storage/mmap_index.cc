@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cassert>
 #include <cerrno>
 #include <filesystem>
@@ -76,6 +77,7 @@ MmapIndex::MmapIndex(MmapIndex&& other) noexcept
       writable_(other.writable_),
       map_(std::exchange(other.map_, nullptr)),
       map_bytes_(std::exchange(other.map_bytes_, 0)),
+      populated_bytes_(std::exchange(other.populated_bytes_, 0)),
       length_(other.length_),
       checked_length_(other.checked_length_),
       entries_(std::exchange(other.entries_, 0)),
@@ -89,6 +91,7 @@ MmapIndex& MmapIndex::operator=(MmapIndex&& other) noexcept {
     writable_ = other.writable_;
     map_ = std::exchange(other.map_, nullptr);
     map_bytes_ = std::exchange(other.map_bytes_, 0);
+    populated_bytes_ = std::exchange(other.populated_bytes_, 0);
     length_ = other.length_;
     checked_length_ = other.checked_length_;
     entries_ = std::exchange(other.entries_, 0);
@@ -105,6 +108,20 @@ void MmapIndex::unmap() {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
   map_ = nullptr;
   map_bytes_ = 0;
+  populated_bytes_ = 0;
+}
+
+void MmapIndex::populate_from(uint64_t at) {
+  // Set by the first EINVAL: the kernel lacks MADV_POPULATE_WRITE (before 5.14).
+  static std::atomic<bool> unsupported{false};
+  const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = round_down(at, page);
+  const uint64_t end = std::min(begin + kPopulateBytes, map_bytes_);
+  populated_bytes_ = end;
+  if (end <= begin || unsupported.load(std::memory_order_relaxed)) return;
+  if (::madvise(map_ + begin, size_t(end - begin), MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
+    unsupported.store(true, std::memory_order_relaxed);
+  }
 }
 
 Result<void, StorageError> MmapIndex::remap(int fd, uint64_t length) {
@@ -114,6 +131,11 @@ Result<void, StorageError> MmapIndex::remap(int fd, uint64_t length) {
     void* p = ::mmap(nullptr, size_t(length), prot, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) return fail(io_error("mmap " + path_));
     fresh = static_cast<uint8_t*>(p);
+    // A writable index is mostly a hole past its entries. On a fault the kernel reads
+    // around the page (read_ahead_kb, 8 MiB on some disks): page cache zero-filled for
+    // entries not yet written, which was most of the index's cost in appends. Lookups
+    // are binary searches anyway. Advice only: an error changes nothing that matters.
+    if (writable_) (void)::madvise(p, size_t(length), MADV_RANDOM);
   }
   unmap();
   map_ = fresh;

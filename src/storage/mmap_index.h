@@ -48,7 +48,11 @@ class MmapIndex {
   const uint8_t* slot(size_t n) const { return map_ + n * entry_size_; }
   // The slot the next entry goes to. Requires writable() and entries() < max_entries();
   // the caller fills entry_size() bytes and then calls commit_append().
-  uint8_t* next_slot() { return map_ + entries_ * entry_size_; }
+  uint8_t* next_slot() {
+    const uint64_t at = uint64_t(entries_) * entry_size_;
+    if (at + entry_size_ > populated_bytes_) populate_from(at);
+    return map_ + at;
+  }
   void commit_append() { ++entries_; }
   // Forgets the entries from `n` on. Requires n <= entries().
   void truncate_to_entries(size_t n) { entries_ = n; }
@@ -73,12 +77,21 @@ class MmapIndex {
 
  private:
   static constexpr size_t kWarmBytes = 8192;
+  // How far ahead of the next slot a writable mapping is prefaulted (see populate_from).
+  static constexpr uint64_t kPopulateBytes = 64 * 1024;
 
   MmapIndex(std::string path, size_t entry_size, bool writable)
       : path_(std::move(path)), entry_size_(entry_size), writable_(writable) {}
   // Maps the open `fd` at its current length `length`; replaces any old mapping.
   Result<void, StorageError> remap(int fd, uint64_t length);
   void unmap();
+  // Prefaults the mapping for writing from the page holding byte `at` over the next
+  // kPopulateBytes (MADV_POPULATE_WRITE, Linux 5.14+), so appends take one system call
+  // per 64 KiB of entries rather than one page fault per 4 KiB. The pages ahead are
+  // dirtied as zeros, so up to 64 KiB past the entries is written back as zeros rather
+  // than left a hole (trim() cuts it). Best effort: on any error (an older kernel says
+  // EINVAL) the pages fault in on first write as before.
+  void populate_from(uint64_t at);
 
   template <class KeyFn>
   static size_t binary_search(int64_t target, KeyFn& key, size_t lo, size_t hi);
@@ -88,6 +101,7 @@ class MmapIndex {
   bool writable_ = false;
   uint8_t* map_ = nullptr;  // null when the file is empty: mmap of 0 bytes fails
   uint64_t map_bytes_ = 0;
+  uint64_t populated_bytes_ = 0;  // [0, this) of the mapping needs no more prefaulting
   uint64_t length_ = 0;  // the file's current length
   uint64_t checked_length_ = 0;
   size_t entries_ = 0;

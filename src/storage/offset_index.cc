@@ -1,6 +1,7 @@
 // Kafka's OffsetIndex (storage/internals/log/OffsetIndex.java), entry for entry.
 #include "storage/offset_index.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <limits>
@@ -107,6 +108,14 @@ OffsetPosition OffsetIndex::entry(size_t n) const {
 
 OffsetPosition OffsetIndex::lookup(Offset target) const {
   const auto slot = impl_->slot_for(target);
+  if (!slot) return {impl_->base, 0};
+  return impl_->entry(*slot);
+}
+
+OffsetPosition OffsetIndex::lookup_position(uint64_t position) const {
+  const int64_t target = int64_t(std::min<uint64_t>(position, uint64_t(INT64_MAX)));
+  const auto slot = impl_->file.largest_lower_bound(
+      target, [this](size_t n) { return int64_t(impl_->position(n)); });
   if (!slot) return {impl_->base, 0};
   return impl_->entry(*slot);
 }

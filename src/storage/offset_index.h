@@ -49,6 +49,9 @@ class OffsetIndex {
   OffsetPosition entry(size_t n) const;
   // The entry with the largest offset <= target, or (base_offset, 0) if none.
   OffsetPosition lookup(Offset target) const;
+  // The entry with the largest position <= position, or (base_offset, 0) if none
+  // (positions rise with offsets, so they are searched like the offsets).
+  OffsetPosition lookup_position(uint64_t position) const;
   // Removes entries with offset >= target (log truncation).
   void truncate_to(Offset target);
   void clear();

@@ -189,8 +189,12 @@ Result<std::optional<FileRegion>, StorageError> Segment::read(Offset start, uint
   if (!*first || (*first)->position >= max_position) return std::optional<FileRegion>{};
   const uint64_t begin = (*first)->position;
   const uint64_t limit = std::min(max_position, size_);
-  // Whole batches only: extend batch by batch while they fit in max_bytes.
-  uint64_t end = begin;
+  // Whole batches only: extend batch by batch while they fit in max_bytes, walking the
+  // headers from the last indexed batch that surely fits.
+  const uint64_t reach = max_bytes < limit - begin ? begin + max_bytes : limit;
+  auto from = indexed_boundary(begin, reach);
+  if (!from) return fail(from.error());
+  uint64_t end = *from;
   while (end < limit) {
     auto loc = read_location(*log_, end, size_);
     if (!loc) return fail(loc.error());
@@ -201,6 +205,19 @@ Result<std::optional<FileRegion>, StorageError> Segment::read(Offset start, uint
   }
   if (end == begin) return std::optional<FileRegion>{};
   return std::optional<FileRegion>{FileRegion{log_, begin, end - begin}};
+}
+
+// Every batch between `begin` and the start of a batch at or before `reach` lies whole
+// inside [begin, reach], so a read may take them without reading their headers. The
+// offset index names such a batch within index.interval.bytes of `reach`. Its entry is
+// checked against the batch's header (a damaged index is not trusted: `begin` then).
+Result<uint64_t, StorageError> Segment::indexed_boundary(uint64_t begin, uint64_t reach) const {
+  const OffsetPosition entry = offsets_.lookup_position(reach);
+  if (entry.position <= begin) return begin;
+  auto loc = read_location(*log_, entry.position, size_);
+  if (!loc) return fail(loc.error());
+  if (!*loc || (*loc)->last_offset != entry.offset) return begin;
+  return uint64_t(entry.position);
 }
 
 Result<void, StorageError> Segment::sanity_check() const {

@@ -88,7 +88,9 @@ class Segment {
   // The first batch whose last offset >= target, scanning from the index's hint.
   Result<std::optional<BatchLocation>, StorageError> find_batch(Offset target) const;
   // Whole batches from the one holding `start`, up to `max_bytes` (at least one batch if
-  // `min_one_batch`, however large: KIP-74), ending before `max_position`.
+  // `min_one_batch`, however large: KIP-74), ending before `max_position`. Reads the
+  // headers of the first batch and of those after the last indexed batch that fits; the
+  // ones between are taken as the file holds them (as Kafka's reads take the whole range).
   Result<std::optional<FileRegion>, StorageError> read(Offset start, uint64_t max_bytes,
                                                        bool min_one_batch,
                                                        uint64_t max_position) const;
@@ -117,6 +119,9 @@ class Segment {
   Result<void, StorageError> load_tail_state();
   Result<void, StorageError> make_indexes_writable(const LogConfig& config);
   void index_batch(const BatchInfo& info, uint64_t position, const LogConfig* config);
+  // The start of the last batch that the offset index places in (begin, reach], checked
+  // against the file; `begin` when there is none. Requires begin to start a batch.
+  Result<uint64_t, StorageError> indexed_boundary(uint64_t begin, uint64_t reach) const;
 
   std::string dir_;
   std::string suffix_;  // "" or ".deleted" after rename_all
