@@ -5,7 +5,7 @@ The assignor is librdkafka's default (eager) unless STRATA_ASSIGNOR names anothe
 cooperative-sticky (incremental rebalancing).
 Appends JSON lines to EVENTS_FILE: {"ev": "assign"|"revoke", "parts": [...], "t": ...},
 {"ev": "rec", "p": P, "o": O, "v": V} for each record (written, then committed
-synchronously: commit after processing), and {"ev": "closed"} after an orderly close on
+synchronously: commit after processing; {"ev": "commit_failed", ...} if refused), and {"ev": "closed"} after an orderly close on
 SIGTERM (which leaves the group, unless the member is static)."""
 import json
 import os
@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 
-from confluent_kafka import Consumer
+from confluent_kafka import Consumer, KafkaException
 
 bootstrap, group, topic, events_path = sys.argv[1:5]
 instance = sys.argv[5] if len(sys.argv) > 5 else None
@@ -49,6 +49,11 @@ while not stop:
     if m is None or m.error():
         continue
     emit(ev="rec", p=m.partition(), o=m.offset(), v=m.value().decode())
-    c.commit(message=m, asynchronous=False)
+    try:
+        c.commit(message=m, asynchronous=False)
+    except KafkaException as e:
+        # A commit racing a rebalance is refused (ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS)
+        # as Kafka refuses it; the record stays uncommitted and may be delivered again.
+        emit(ev="commit_failed", p=m.partition(), o=m.offset(), error=str(e))
 c.close()
 emit(ev="closed")

@@ -12,8 +12,13 @@ const kafka = new Kafka({ brokers: [bootstrap], logLevel: logLevel.NOTHING, clie
 const consumer = kafka.consumer({ groupId: group, sessionTimeout: 6000, heartbeatInterval: 500,
                                   rebalanceTimeout: 10000 });
 
+// kafkajs rebalances eagerly and reports only the new assignment: log it as a revoke of
+// the previous one followed by an assign.
+let held = [];
 consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-  emit({ ev: 'assign', parts: (payload.memberAssignment[topic] || []).slice().sort((a, b) => a - b) });
+  emit({ ev: 'revoke', parts: held });
+  held = (payload.memberAssignment[topic] || []).slice().sort((a, b) => a - b);
+  emit({ ev: 'assign', parts: held });
 });
 
 async function main() {
