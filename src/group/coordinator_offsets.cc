@@ -170,7 +170,10 @@ void GroupCoordinator::expire(int32_t partition, int64_t now_ms) {
         if (due) expired.push_back(tp);
       }
     }
-    const bool remove_group = g->state == GroupState::kEmpty && g->offsets.size() == expired.size();
+    // An empty group goes with its last offset, unless a member is between the two
+    // joins of KIP-394.
+    const bool remove_group = g->state == GroupState::kEmpty && g->pending_members.empty() &&
+                              g->offsets.size() == expired.size();
     if (expired.empty() && !remove_group) continue;
     std::vector<OffsetsLog::Record> records;
     for (const auto& tp : expired) {
