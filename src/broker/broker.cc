@@ -33,6 +33,7 @@ storage::LogConfig Broker::log_config_for(const std::string& topic) const {
 Result<void, std::string> Broker::start() {
   const auto started = std::chrono::steady_clock::now();
   if (auto r = topics_.load(config_.log_dir + "/strata-topics.json"); !r) return r;
+  if (auto r = producer_ids_.load(config_.log_dir + "/strata-producer-ids"); !r) return r;
   sync_ = std::make_unique<storage::SyncService>();
   storage::LogManagerOptions o;
   o.log_dir = config_.log_dir;

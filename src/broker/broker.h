@@ -14,6 +14,7 @@
 
 #include "broker/config.h"
 #include "broker/fetch_waiters.h"
+#include "broker/producer_ids.h"
 #include "broker/topics.h"
 #include "group/coordinator.h"
 #include "net/server.h"
@@ -44,6 +45,7 @@ class Broker : public net::RequestHandler {
   const BrokerConfig& config() const { return config_; }
   Topics& topics() { return topics_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
+  ProducerIds& producer_ids() { return producer_ids_; }
   storage::LogManager& logs() { return *logs_; }
   size_t owner_shard(const storage::TopicPartition& tp) const;
   asio::io_context& shard(size_t i) { return server_->shard(i); }
@@ -108,6 +110,7 @@ class Broker : public net::RequestHandler {
   BrokerConfig config_;
   Topics topics_;
   FetchWaiters fetch_waiters_;
+  ProducerIds producer_ids_;
   std::unique_ptr<storage::SyncService> sync_;
   std::unique_ptr<storage::LogManager> logs_;
   std::unique_ptr<net::Server> server_;

@@ -95,6 +95,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"group.min.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_min_session_timeout_ms); }},
       {"group.max.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_session_timeout_ms); }},
       {"group.max.size", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_size); }},
+      {"producer.id.expiration.ms", [this](auto& k, auto& v) { return to_int(k, v, log_defaults.producer_id_expiration_ms); }},
       {"log.segment.bytes", topic("segment.bytes")},
       {"log.roll.ms", topic("segment.ms")},
       {"log.roll.hours", scaled("segment.ms", 3600000)},

@@ -34,6 +34,7 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(DescribeLogDirs, handle_describe_log_dirs),
       STRATA_API(OffsetForLeaderEpoch, handle_offset_for_leader_epoch),
       STRATA_API(FindCoordinator, handle_find_coordinator),
+      STRATA_API(InitProducerId, handle_init_producer_id),
       STRATA_API(JoinGroup, handle_join_group),
       STRATA_API(SyncGroup, handle_sync_group),
       STRATA_API(Heartbeat, handle_heartbeat),

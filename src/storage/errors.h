@@ -1,6 +1,7 @@
 // Storage errors as values: an I/O failure names the operation, the file and errno.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace strata::storage {
@@ -16,6 +17,9 @@ enum class StorageErrc : uint8_t {
   kInvalidBatch,      // a batch given to append failed its checks
   kMessageTooLarge,   // a batch over max.message.bytes
   kClosed,            // the log was closed
+  kCorruptSnapshot,   // a producer snapshot failed its checks (the log rebuilds instead)
+  kOutOfOrderSequence,   // an idempotent batch's sequence does not follow (Kafka 45)
+  kInvalidProducerEpoch, // an idempotent batch from a fenced producer epoch (Kafka 47)
 };
 
 struct StorageError {

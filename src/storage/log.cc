@@ -85,6 +85,8 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
       ::unlink((dir_ + "/" + name).c_str());
     } else if (auto base = base_of(name, kLogSuffix)) {
       bases.push_back(*base);
+    } else if (auto at = base_of(name, kSnapshotSuffix)) {
+      snapshots_.insert(*at);
     }
   }
   std::sort(bases.begin(), bases.end());
@@ -109,6 +111,10 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
     ++i;
   }
   const bool recovered = first_unflushed < segments_.size();
+  std::optional<Offset> recovery_base;
+  if (recovered) recovery_base = Offset(std::next(segments_.begin(), long(first_unflushed))->first);
+  // Producer state: a snapshot, then the trusted segments after it; recovery replays the rest.
+  if (auto p = begin_producer_load(options, recovery_base); !p) return p;
   if (recovered) {
     if (auto r = recover_from(first_unflushed); !r) return r;
   }
@@ -127,7 +133,9 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
   last_sync_request_ms_ = options.now_ms;
   sync_requested_ = recovery_point();
   if (auto e = load_epochs(); !e) return e;
-  if (recovery_point() < next_offset_) dirty_.emplace_back(active().log_file(), next_offset_);
+  if (auto p = finish_producer_load(options); !p) return p;
+  last_producer_expiry_ms_ = options.now_ms;
+  if (recovery_point() < next_offset_) dirty_.push_back({active().log_file(), next_offset_});
   return {};
 }
 
@@ -146,7 +154,7 @@ Result<void, StorageError> Log::recover_from(size_t first) {
       ++report_.segments_deleted;
       continue;
     }
-    auto stats = seg.recover(config_);
+    auto stats = seg.recover(config_, replay_visitor());
     if (!stats) return fail(stats.error());
     ++report_.segments_recovered;
     if (stats->truncated_bytes > 0) {
@@ -175,7 +183,8 @@ Result<void, StorageError> Log::roll(int64_t now_ms) {
   auto s = Segment::create(dir_, next_offset_, config_, now_ms);
   if (!s) return fail(s.error());
   segments_.emplace(next_offset_.value(), std::move(*s));
-  return {};
+  // Kafka's snapshot at the new base: recovering this segment starts from it.
+  return take_producer_snapshot(SnapshotSync::kLater);
 }
 
 Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch epoch,
@@ -187,6 +196,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
   std::vector<BatchInfo>& infos = append_infos_;
   infos.clear();
+  producer_append_.clear();
   bool epochs_changed = false;
   AppendResult result;
   result.first_offset = next_offset_;
@@ -197,9 +207,17 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     if (view->size() > size_t(config_.max_message_bytes)) {  // Kafka counts the whole batch
       return fail(storage_error(StorageErrc::kMessageTooLarge, "batch over max.message.bytes"));
     }
+    const int32_t last_delta = view->last_offset_delta();
+    // Kafka's hasProducerId: idempotent (or, later, transactional) data. One compare
+    // for everyone else.
+    if (view->producer_id().value() >= 0 && !view->is_control()) {
+      IdempotentBatch b = IdempotentBatch::of(*view);
+      if (log_append_time) b.max_timestamp = now_ms;  // as the batch will be written
+      const ProducerCheck c = producer_append_.stage(producers_, b, Offset(next.value() + last_delta));
+      if (c.duplicate || c.error != ProducerErrc::kNone) return producer_outcome(c, b);
+    }
     MutableBytes batch = batches.subspan(pos, view->size());
     prefetch_header(batches, pos + 2 * batch.size());
-    const int32_t last_delta = view->last_offset_delta();
     stamp_batch(batch, next, epoch);
     if (log_append_time) set_log_append_time(batch, TimestampMs(now_ms));
     const int64_t max_ts = log_append_time ? now_ms : view->max_timestamp();
@@ -220,6 +238,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   }
   if (auto r = active().append(batches, infos); !r) return fail(r.error());
   next_offset_ = next;
+  if (!producer_append_.empty()) producer_append_.commit(producers_);
   // A new leader epoch starts here: rare (once per epoch), so written at once, durably.
   if (epochs_changed) {
     if (auto e = save_epochs(); !e) return fail(e.error());
@@ -228,10 +247,10 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   result.batches = infos.size();
   if (infos.capacity() > kAppendInfosKeptMax) infos = {};
   if (log_append_time) result.log_append_time = now_ms;
-  if (dirty_.empty() || dirty_.back().first != active().log_file()) {
-    dirty_.emplace_back(active().log_file(), next_offset_);
+  if (dirty_.empty() || dirty_.back().file != active().log_file()) {
+    dirty_.push_back({active().log_file(), next_offset_});
   } else {
-    dirty_.back().second = next_offset_;
+    dirty_.back().end = next_offset_;
   }
   if (next_offset_.value() - sync_requested_.value() >= config_.flush_messages) {
     sync([](Result<void, StorageError>) {});
@@ -242,11 +261,11 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
 void Log::sync(SyncService::Done done) {
   const int64_t durable = durable_->load(std::memory_order_acquire);
   // Drop files whose data is already durable; keep the active one.
-  std::erase_if(dirty_, [&](const auto& d) {
-    return d.second.value() <= durable && d.first != active().log_file();
+  std::erase_if(dirty_, [&](const Dirty& d) {
+    return d.end.value() <= durable && d.file != active().log_file();
   });
   std::vector<std::shared_ptr<File>> files;
-  for (const auto& d : dirty_) files.push_back(d.first);
+  for (const Dirty& d : dirty_) files.push_back(d.file);
   const int64_t target = next_offset_.value();
   sync_requested_ = next_offset_;
   auto state = durable_;
@@ -271,6 +290,7 @@ Result<void, StorageError> Log::flush() {
       if (auto r = seg->flush(); !r) return r;
     }
   }
+  if (auto r = flush_snapshots(); !r) return r;
   durable_->store(next_offset_.value());
   dirty_.clear();
   sync_requested_ = next_offset_;
@@ -279,6 +299,10 @@ Result<void, StorageError> Log::flush() {
 
 void Log::tick(int64_t now_ms) {
   unlink_due(now_ms);
+  if (now_ms - last_producer_expiry_ms_ >= kProducerIdExpirationCheckIntervalMs) {
+    last_producer_expiry_ms_ = now_ms;
+    producers_.remove_expired(now_ms, config_.producer_id_expiration_ms);
+  }
   if (config_.flush_ms == INT64_MAX || sync_ == nullptr) return;
   if (recovery_point() < next_offset_ && now_ms - last_sync_request_ms_ >= config_.flush_ms) {
     last_sync_request_ms_ = now_ms;

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "storage/checkpoint.h"
 #include "storage/errors.h"
 #include "storage/log_config.h"
+#include "storage/producer_snapshot.h"
+#include "storage/producer_state.h"
 #include "storage/segment.h"
 #include "storage/sync_service.h"
 
@@ -39,6 +42,12 @@ struct AppendResult {
   int64_t max_timestamp = -1;
   int64_t log_append_time = -1;  // set when message.timestamp.type=LogAppendTime
   size_t batches = 0;
+  // True when the append was an idempotent producer's retry of a batch already in the
+  // log (same producer id, epoch, first and last sequence as one of its last five):
+  // nothing was written, `batches` is 0, and the offsets and max_timestamp are the
+  // original batch's (log_append_time too, under LogAppendTime). The caller answers
+  // success, as Kafka does.
+  bool duplicate = false;
 };
 
 struct LogRecoveryReport {
@@ -59,6 +68,9 @@ class Log {
   // batch's baseOffset and partitionLeaderEpoch are stamped in place (the CRC is
   // untouched unless LogAppendTime rewrites the timestamp), then all are written with
   // one write. A batch over max.message.bytes fails the whole append before any write.
+  // Batches with a producer id (>= 0) are checked first by Kafka's idempotence rules:
+  // a refused one fails the whole append (kOutOfOrderSequence, kInvalidProducerEpoch)
+  // and a retried one makes it a duplicate (AppendResult::duplicate), nothing written.
   Result<AppendResult, StorageError> append(MutableBytes batches, LeaderEpoch epoch,
                                             int64_t now_ms);
   // Asks the SyncService to make everything appended so far durable; `done` runs on
@@ -66,7 +78,9 @@ class Log {
   void sync(SyncService::Done done);
   // Synchronous fdatasync of every segment with unflushed data.
   Result<void, StorageError> flush();
-  // Kafka's flush.ms policy: requests a sync when data has waited that long.
+  // Kafka's flush.ms policy: requests a sync when data has waited that long. Also
+  // unlinks deleted files when due and expires idle producers (every
+  // producer.id.expiration.check.interval.ms).
   void tick(int64_t now_ms);
 
   // Whole batches from the one holding `start` (KIP-74: at least one if min_one_batch),
@@ -87,7 +101,8 @@ class Log {
   Result<size_t, StorageError> apply_retention(int64_t now_ms);
   // DeleteRecords: moves the log start offset forward (never past the log end).
   Result<void, StorageError> advance_log_start_offset(Offset offset, int64_t now_ms);
-  // Flushes, adds the final time-index entries, trims the indexes. No appends after.
+  // Flushes, adds the final time-index entries, trims the indexes, writes a producer
+  // snapshot at the log end. No appends after.
   Result<void, StorageError> close();
 
   Offset log_start_offset() const { return log_start_; }
@@ -102,6 +117,10 @@ class Log {
   // The leader epoch cache (leader-epoch-checkpoint): the first offset of each epoch.
   const std::vector<EpochEntry>& epochs() const { return epochs_; }
   const LogConfig& config() const { return config_; }
+  // The idempotent producers' state (Kafka's ProducerStateManager).
+  const ProducerState& producers() const { return producers_; }
+  // Offsets of the producer snapshot files present (`<offset>.snapshot`), ascending.
+  std::vector<Offset> snapshot_offsets() const;
   // Replaces the settings (AlterConfigs). Each takes effect at its next use (appends,
   // rolls, flushes, retention); existing segments keep the index sizes they were made with.
   void set_config(const LogConfig& config);
@@ -120,6 +139,23 @@ class Log {
   // Drops epoch entries at or past the log end and before the log start.
   Result<void, StorageError> trim_epochs();
 
+  // Producer state (log_producers.cc).
+  Result<AppendResult, StorageError> producer_outcome(const ProducerCheck& check,
+                                                     const IdempotentBatch& batch) const;
+  Result<void, StorageError> take_producer_snapshot(SnapshotSync sync);
+  Result<void, StorageError> begin_producer_load(const LogOptions& options,
+                                                 std::optional<Offset> recovery_base);
+  Result<void, StorageError> finish_producer_load(const LogOptions& options);
+  Offset load_newest_snapshot(Offset limit, int64_t now_ms);
+  Result<void, StorageError> replay_segments(Offset from, Offset until);
+  void replay_entry(Bytes entry);
+  EntryVisitor replay_visitor();
+  void remove_stray_snapshots();
+  void unlink_snapshot(int64_t offset);
+  Result<void, StorageError> delete_snapshot_later(Offset offset, int64_t now_ms);
+  Result<void, StorageError> flush_snapshots();
+  std::string snapshot_path(Offset offset) const;
+
   std::string dir_;
   LogConfig config_;
   SyncService* sync_;
@@ -131,8 +167,15 @@ class Log {
   std::shared_ptr<std::atomic<bool>> sync_failed_ = std::make_shared<std::atomic<bool>>(false);
   int64_t last_sync_request_ms_ = 0;
   Offset sync_requested_{0};
-  // Files written since their last sync, with the offset their data ends at.
-  std::vector<std::pair<std::shared_ptr<File>, Offset>> dirty_;
+  // Files written since their last sync, with the offset their data ends at (for a
+  // producer snapshot written at a roll: its own offset; it rides with the next sync,
+  // and flush() syncs it too).
+  struct Dirty {
+    std::shared_ptr<File> file;
+    Offset end;
+    bool snapshot = false;
+  };
+  std::vector<Dirty> dirty_;
   std::vector<std::pair<std::unique_ptr<Segment>, int64_t>> pending_deletes_;  // due time
   LogRecoveryReport report_;
   std::vector<EpochEntry> epochs_;
@@ -141,6 +184,14 @@ class Log {
   // append of more batches than this, so an idle log holds at most 96 KiB of them.
   static constexpr size_t kAppendInfosKeptMax = 4096;
   std::vector<BatchInfo> append_infos_;
+  ProducerState producers_;
+  ProducerAppend producer_append_;  // one append's producer updates, reused
+  std::set<int64_t> snapshots_;     // offsets of the .snapshot files
+  std::vector<std::pair<std::string, int64_t>> pending_snapshot_deletes_;  // path, due time
+  int64_t last_producer_expiry_ms_ = 0;
+  // While loading: producers_ reflects every batch below this offset (Kafka's mapEndOffset).
+  Offset producers_end_{0};
+  bool replaying_producers_ = false;
   bool closed_ = false;
 };
 

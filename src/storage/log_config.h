@@ -23,6 +23,9 @@ struct LogConfig {
   std::string cleanup_policy = "delete";    // cleanup.policy
   std::string message_timestamp_type = "CreateTime";  // message.timestamp.type
   std::string compression_type = "producer";          // compression.type
+  // producer.id.expiration.ms (1 day): a broker config, not a topic one, so apply()
+  // does not take it; the broker copies its value here.
+  int64_t producer_id_expiration_ms = 86400000;
 
   // Applies Kafka-named settings over these values. Unknown names and bad values are
   // errors ("segment.bytes: not a number: x"), checked against Kafka's minimums.

@@ -1,5 +1,7 @@
 // Retention and deletion: whole segments leave the log by rename to *.deleted (cheap,
 // on the shard) and are unlinked later by tick(), after file.delete.delay.ms, as Kafka does.
+#include <unistd.h>
+
 #include "storage/index_format.h"
 #include "storage/log.h"
 
@@ -11,13 +13,19 @@ Result<void, StorageError> Log::delete_segment(Offset base, int64_t now_ms) {
   if (auto r = it->second->rename_all(kDeletedSuffix); !r) return r;
   pending_deletes_.emplace_back(std::move(it->second), now_ms + config_.file_delete_delay_ms);
   segments_.erase(it);
-  return {};
+  // Kafka deletes the producer snapshot named after a deleted segment with it.
+  return delete_snapshot_later(base, now_ms);
 }
 
 void Log::unlink_due(int64_t now_ms) {
   std::erase_if(pending_deletes_, [now_ms](auto& p) {
     if (p.second > now_ms) return false;
     p.first->remove_files();
+    return true;
+  });
+  std::erase_if(pending_snapshot_deletes_, [now_ms](const auto& p) {
+    if (p.second > now_ms) return false;
+    ::unlink(p.first.c_str());
     return true;
   });
 }
@@ -76,6 +84,8 @@ Result<void, StorageError> Log::close() {
   if (closed_) return {};
   if (auto r = flush(); !r) return r;
   if (auto r = active().on_become_inactive(); !r) return r;
+  // Kafka's snapshot at close: a clean restart then replays nothing.
+  if (auto r = take_producer_snapshot(SnapshotSync::kNow); !r) return r;
   closed_ = true;
   return {};
 }

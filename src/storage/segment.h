@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -54,6 +55,10 @@ struct RecoveryStats {
   std::string reason;  // why the tail was cut, empty when nothing was
 };
 
+// Called with each whole entry (a v2 batch or a legacy message set) a scan passes, in
+// offset order; the bytes are valid during the call only.
+using EntryVisitor = std::function<void(Bytes entry)>;
+
 class Segment {
  public:
   // A new, empty segment (files created; indexes preallocated).
@@ -99,8 +104,15 @@ class Segment {
       int64_t ts, Offset start_offset) const;
 
   // Validates every batch from the start, rebuilds both indexes and truncates the file
-  // after the last valid batch.
-  Result<RecoveryStats, StorageError> recover(const LogConfig& config);
+  // after the last valid batch. `visit`, if set, sees each entry that validated (so the
+  // log rebuilds its producer state in the same pass).
+  Result<RecoveryStats, StorageError> recover(const LogConfig& config,
+                                              const EntryVisitor& visit = {});
+  // Visits the entries from the one holding `from` to the end, as the file holds them
+  // (framing only: for segments whose data is trusted). Stops quietly at an entry that
+  // cannot be whole.
+  Result<void, StorageError> scan(Offset from, uint64_t max_entry_bytes,
+                                  const EntryVisitor& visit) const;
   Result<void, StorageError> sanity_check() const;
   // True when an index file was missing at open: only recovery can rebuild it.
   bool needs_recovery() const { return needs_recovery_; }

@@ -54,7 +54,8 @@ EntryCheck check_entry(Bytes entry) {
 
 }  // namespace
 
-Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config) {
+Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config,
+                                                    const EntryVisitor& visit) {
   if (auto w = make_indexes_writable(config); !w) return fail(w.error());
   needs_recovery_ = false;
   offsets_.clear();
@@ -90,6 +91,7 @@ Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config) {
     const BatchInfo info{c.last, c.max_timestamp, uint32_t(entry.size())};
     if (rolling_timestamp_ < 0 && position == 0) rolling_timestamp_ = c.max_timestamp;
     index_batch(info, position, &config);
+    if (visit) visit(entry);
     next_offset_ = Offset(c.last.value() + 1);
     stats.valid_bytes = position + entry.size();
     ++stats.batches;
@@ -100,6 +102,20 @@ Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config) {
     size_ = stats.valid_bytes;
   }
   return stats;
+}
+
+Result<void, StorageError> Segment::scan(Offset from, uint64_t max_entry_bytes,
+                                         const EntryVisitor& visit) const {
+  auto first = find_batch(from);
+  if (!first) return fail(first.error());
+  if (!*first) return {};
+  SequentialReader reader(*log_, size_, max_entry_bytes, (*first)->position);
+  for (Bytes entry;;) {
+    auto more = reader.next(entry);
+    if (!more) return fail(more.error());
+    if (!*more) return {};
+    visit(entry);
+  }
 }
 
 Result<std::optional<std::pair<Offset, int64_t>>, StorageError> Segment::find_by_timestamp(

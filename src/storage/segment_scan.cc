@@ -47,8 +47,9 @@ Result<std::optional<BatchLocation>, StorageError> read_location(const File& fil
   return std::optional<BatchLocation>{loc};
 }
 
-SequentialReader::SequentialReader(const File& file, uint64_t file_size, uint64_t max_entry_bytes)
-    : file_(file), file_size_(file_size), max_entry_bytes_(max_entry_bytes) {}
+SequentialReader::SequentialReader(const File& file, uint64_t file_size, uint64_t max_entry_bytes,
+                                   uint64_t start)
+    : file_(file), file_size_(file_size), max_entry_bytes_(max_entry_bytes), pos_(start) {}
 
 // Makes at least `want` bytes available from begin_, reading more of the file; false
 // when the file ends first.

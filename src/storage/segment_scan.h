@@ -26,7 +26,9 @@ Result<std::optional<BatchLocation>, StorageError> read_location(const File& fil
 // Result measured 2.3x slower on small batches.)
 class SequentialReader {
  public:
-  SequentialReader(const File& file, uint64_t file_size, uint64_t max_entry_bytes);
+  // Reads from `start`, which must be where an entry begins.
+  SequentialReader(const File& file, uint64_t file_size, uint64_t max_entry_bytes,
+                   uint64_t start = 0);
   Result<bool, StorageError> next(Bytes& entry);
   uint64_t position() const { return pos_; }  // file position of the next entry
 

@@ -17,6 +17,7 @@
 #include "protocol/apis/find_coordinator.h"
 #include "protocol/apis/heartbeat.h"
 #include "protocol/apis/incremental_alter_configs.h"
+#include "protocol/apis/init_producer_id.h"
 #include "protocol/apis/join_group.h"
 #include "protocol/apis/leave_group.h"
 #include "protocol/apis/list_groups.h"
@@ -51,6 +52,7 @@ STRATA_HANDLER(handle_describe_cluster, DescribeCluster);
 STRATA_HANDLER(handle_describe_log_dirs, DescribeLogDirs);
 STRATA_HANDLER(handle_offset_for_leader_epoch, OffsetForLeaderEpoch);
 STRATA_HANDLER(handle_find_coordinator, FindCoordinator);
+STRATA_HANDLER(handle_init_producer_id, InitProducerId);
 STRATA_HANDLER(handle_join_group, JoinGroup);
 STRATA_HANDLER(handle_sync_group, SyncGroup);
 STRATA_HANDLER(handle_heartbeat, Heartbeat);

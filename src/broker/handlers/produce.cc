@@ -4,7 +4,9 @@
 // Kafka's flush.messages/flush.ms policy; acks=0 gets no response.
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
 // CORRUPT_MESSAGE / INVALID_RECORD (record::kafka_error_code), MESSAGE_TOO_LARGE,
-// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal __consumer_offsets.
+// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal __consumer_offsets;
+// for idempotent batches (storage/producer_state.h) OUT_OF_ORDER_SEQUENCE_NUMBER and
+// INVALID_PRODUCER_EPOCH, and a retried duplicate answers its original offsets.
 #include <spdlog/spdlog.h>
 
 #include "broker/durability.h"
@@ -59,6 +61,11 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
   }
   if (batch->is_control()) {
     why = "clients may not write control batches";
+    return kafka_error::kInvalidRecord;
+  }
+  // Kafka's LogValidator: an idempotent batch must carry a sequence.
+  if (batch->producer_id().value() >= 0 && batch->base_sequence().value() < 0) {
+    why = "a batch with a producer id needs a base sequence";
     return kafka_error::kInvalidRecord;
   }
   return kafka_error::kNone;
