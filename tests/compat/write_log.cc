@@ -3,6 +3,7 @@
 // null values, producer fields, across several segments with sparse indexes. Prints
 // one JSON line per batch (base offset, record count, codec, values) for the checker.
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -28,17 +29,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Codec codecs[] = {Codec::kNone, Codec::kGzip, Codec::kSnappy, Codec::kLz4, Codec::kZstd};
+  std::map<int64_t, int32_t> next_sequence;  // per producer: idempotent batches follow on
   for (int b = 0; b < 60; ++b) {
     BatchOptions o;
     o.codec = codecs[b % 5];
+    const int records = 1 + b % 7;
     if (b % 3 == 0) {
-      o.producer_id = ProducerId(1000 + b % 4);
+      const int64_t pid = 1000 + b % 4;
+      o.producer_id = ProducerId(pid);
       o.producer_epoch = ProducerEpoch(0);
-      o.base_sequence = Sequence(b * 10);
+      o.base_sequence = Sequence(next_sequence[pid]);
+      next_sequence[pid] += records;
     }
     BatchBuilder builder(o);
     nlohmann::json values = nlohmann::json::array();
-    const int records = 1 + b % 7;
     for (int r = 0; r < records; ++r) {
       const std::string key = "key-" + std::to_string(b) + "-" + std::to_string(r);
       const std::string value = "value " + std::to_string(b) + "/" + std::to_string(r) +
