@@ -26,7 +26,7 @@ asio::awaitable<void> wait_event(asio::steady_timer& t) {
 // allocating `size` from the prefix alone: a peer that promises socket.request.max.bytes
 // and sends ten bytes holds 1 MiB of broker memory, not 100 MiB. Frames up to
 // kFrameFirstReadBytes (nearly all) take one allocation and one read, as before.
-asio::awaitable<bool> read_frame(asio::ip::tcp::socket& socket, std::vector<uint8_t>& out,
+asio::awaitable<bool> read_frame(asio::ip::tcp::socket& socket, FrameBytes& out,
                                  size_t size) {
   out.clear();
   while (out.size() < size) {

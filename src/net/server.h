@@ -22,8 +22,31 @@
 
 namespace strata::net {
 
+// An allocator whose new elements are left uninitialized: a request frame is written by
+// the socket read right after it grows, so zero-filling it first is wasted work (it was
+// about 15% of the broker's CPU per produced MB with the standard allocator).
+template <class T>
+struct NoInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <class U>
+  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using FrameBytes = std::vector<uint8_t, NoInitAllocator<uint8_t>>;
+
 struct Frame {
-  std::vector<uint8_t> bytes;  // the request, without its 4-byte size; writable
+  FrameBytes bytes;            // the request, without its 4-byte size; writable
   std::string client_address;  // "ip:port" of the peer
   size_t shard = 0;            // the shard the connection lives on
 };
