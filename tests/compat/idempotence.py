@@ -1,10 +1,13 @@
 #!/usr/bin/python3
-"""Idempotent producing with confluent-kafka-python (librdkafka) against a real Strata
-broker, through a proxy that loses every 10th Produce response (drop_proxy.py): the
+"""Idempotent producing with confluent-kafka-python (librdkafka) and kafkajs against a
+real Strata broker, through a proxy that loses every 10th Produce response (drop_proxy.py): the
 producer retries batches the broker already appended. With enable.idempotence the log
 holds every record exactly once, in order; without it (the control run) the same
 retries duplicate records, which proves the retries really happened.
-Usage: idempotence_confluent.py PATH/TO/strata"""
+Usage: idempotence.py PATH/TO/strata"""
+import json
+import os
+import subprocess
 import sys
 
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -12,6 +15,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from drop_proxy import DropProxy
 from strata_broker import StrataBroker, check, free_port
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 PARTITIONS = 3
 COUNT = 5000
@@ -73,6 +78,18 @@ def main():
         idem = read_back(via, "idem")
         check(idem == want, "idempotent producer: each partition holds every record exactly once, "
                             "in order (%s records)" % [len(idem[p]) for p in idem])
+
+        admin.create_topics([NewTopic("idem-js", PARTITIONS, 1)])["idem-js"].result(20)
+        before = proxy.dropped
+        out = subprocess.run(["node", os.path.join(HERE, "js", "idempotent_producer.js"), via,
+                              "idem-js", str(COUNT), str(PARTITIONS)], capture_output=True,
+                             text=True, timeout=300, cwd=os.path.join(HERE, "js"))
+        check(out.returncode == 0 and json.loads(out.stdout.strip().splitlines()[-1])["ok"],
+              "kafkajs idempotent producer: every send acknowledged %s" % out.stderr[-2000:])
+        check(proxy.dropped > before, "%d Produce responses were lost on the way" % (proxy.dropped - before))
+        js = read_back(via, "idem-js")
+        check(js == want, "kafkajs idempotent producer: every record exactly once, in order (%s)"
+              % [len(js[p]) for p in js])
         proxy.close()
 
 
