@@ -1,9 +1,11 @@
-// Corruption tests for log recovery. A pristine log of several segments is built once;
-// each case copies it, damages one segment (truncation, flipped bytes, zeroed or random
-// ranges, garbage after the end, broken indexes), reopens it as after a crash and checks
-// that recovery kept exactly the batches before the first damaged one, deleted what
-// followed a cut, rebuilt the indexes, and left a log that serves reads, time lookups
-// and appends (across a roll and a clean reopen).
+// Shared by the log recovery corruption tests (corruption_random_test.cc,
+// corruption_batch_test.cc, corruption_segment_test.cc): the oracle, the checks and the
+// fixture. A pristine log of several segments is built once; each case copies it,
+// damages one segment (truncation, flipped bytes, zeroed or random ranges, garbage after
+// the end, broken indexes), reopens it as after a crash and checks that recovery kept
+// exactly the batches before the first damaged one, deleted what followed a cut,
+// rebuilt the indexes, and left a log that serves reads, time lookups and appends
+// (across a roll and a clean reopen).
 //
 // The expectation comes from an oracle that knows the pristine batch boundaries and
 // which header bytes the CRC covers: a batch survives when it is whole, its length,
@@ -12,6 +14,8 @@
 // is not corruption recovery can see, and the batch survives with the new epoch.
 //
 // Seeds: STRATA_TEST_SEED=<n> reproduces a run; every failure names the seed and case.
+#pragma once
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -32,21 +36,19 @@
 #include "storage/log.h"
 #include "storage/test_util.h"
 
-namespace strata::storage {
-namespace {
+namespace strata::storage::corruption_test {
 
 namespace fs = std::filesystem;
 using record::Codec;
 using testing::make_batch;
 
-constexpr int64_t kNow = 1700000000000;
-constexpr LeaderEpoch kEpoch(4);
-constexpr int kRandomCases = 240;
-constexpr size_t kPristineSegmentsMin = 6;
-constexpr int kPristineBatchesMax = 2000;  // bound on the build loop
-constexpr int64_t kRelativeOffsetMax = INT32_MAX;
+inline constexpr int64_t kNow = 1700000000000;
+inline constexpr LeaderEpoch kEpoch(4);
+inline constexpr size_t kPristineSegmentsMin = 6;
+inline constexpr int kPristineBatchesMax = 2000;  // bound on the build loop
+inline constexpr int64_t kRelativeOffsetMax = INT32_MAX;
 
-LogConfig small_config() {
+inline LogConfig small_config() {
   LogConfig c;
   c.segment_bytes = 16 * 1024;
   c.index_interval_bytes = 512;
@@ -84,26 +86,26 @@ class ScratchDir {
   fs::path path_;
 };
 
-uint64_t test_seed() {
+inline uint64_t test_seed() {
   if (const char* s = std::getenv("STRATA_TEST_SEED")) return std::strtoull(s, nullptr, 10);
   return std::random_device{}();
 }
 
 // The k-th batch of the pristine log: varied record counts, sizes and codecs, and
 // timestamps that increase strictly from record to record across the whole log.
-std::vector<uint8_t> pristine_batch(int k) {
+inline std::vector<uint8_t> pristine_batch(int k) {
   const int records = 1 + (k * 7) % 13;
   const size_t value_bytes = k % 5 == 0 ? 900 : 40 + size_t(k * 37) % 300;
   const Codec codec = k % 4 == 2 ? Codec::kZstd : k % 4 == 3 ? Codec::kLz4 : Codec::kNone;
   return make_batch(records, kNow + 100 * int64_t(k), value_bytes, codec);
 }
 
-std::vector<uint8_t> read_file(const fs::path& path) {
+inline std::vector<uint8_t> read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
+inline void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
@@ -125,7 +127,7 @@ struct PristineSegment {
 };
 
 // Frames every batch of a segment file; the pristine files hold whole valid batches only.
-std::vector<PristineBatch> frame_all(const std::vector<uint8_t>& bytes) {
+inline std::vector<PristineBatch> frame_all(const std::vector<uint8_t>& bytes) {
   std::vector<PristineBatch> out;
   std::vector<uint8_t> scratch;
   for (uint64_t pos = 0; pos < bytes.size();) {
@@ -150,7 +152,7 @@ struct Pristine {
 // Builds the pristine log: at least kPristineSegmentsMin segments and a last segment at
 // least half full. `closed`: Log::close (indexes trimmed, as after a clean shutdown);
 // otherwise only flushed, as a crash leaves it (the active indexes stay preallocated).
-Pristine build_pristine(bool closed) {
+inline Pristine build_pristine(bool closed) {
   Pristine p;
   p.dir = std::make_unique<ScratchDir>();
   const LogConfig config = small_config();
@@ -212,7 +214,8 @@ struct SegmentOutcome {
   bool base_changed = false;
 };
 
-SegmentOutcome recover_oracle(const PristineSegment& seg, const std::vector<uint8_t>& image) {
+inline SegmentOutcome recover_oracle(const PristineSegment& seg,
+                                     const std::vector<uint8_t>& image) {
   SegmentOutcome out;
   int64_t next = seg.base;
   size_t i = 0;
@@ -247,8 +250,8 @@ SegmentOutcome recover_oracle(const PristineSegment& seg, const std::vector<uint
 
 // The whole log's expectation when segment `target` holds `image` (nullopt: no .log
 // damage, e.g. only an index was damaged).
-Expected expect_log(const Pristine& p, size_t target,
-                    const std::optional<std::vector<uint8_t>>& image) {
+inline Expected expect_log(const Pristine& p, size_t target,
+                           const std::optional<std::vector<uint8_t>>& image) {
   Expected e;
   bool cut = false;
   for (size_t s = 0; s < p.segments.size(); ++s) {
@@ -273,7 +276,7 @@ Expected expect_log(const Pristine& p, size_t target,
   return e;
 }
 
-std::vector<uint8_t> region_bytes(const FileRegion& region) {
+inline std::vector<uint8_t> region_bytes(const FileRegion& region) {
   std::vector<uint8_t> out(region.size);
   auto got = region.file->pread_some(out, region.position);
   EXPECT_TRUE(got.ok() && *got == region.size);
@@ -281,7 +284,7 @@ std::vector<uint8_t> region_bytes(const FileRegion& region) {
 }
 
 // The first batch of log->read(offset, 1 byte, min_one_batch): exactly one batch.
-std::optional<std::vector<uint8_t>> read_one(const Log& log, int64_t offset) {
+inline std::optional<std::vector<uint8_t>> read_one(const Log& log, int64_t offset) {
   auto region = log.read(Offset(offset), 1, true, std::nullopt);
   EXPECT_TRUE(region.ok()) << "read(" << offset
                            << "): " << (region.ok() ? "" : region.error().message());
@@ -291,7 +294,8 @@ std::optional<std::vector<uint8_t>> read_one(const Log& log, int64_t offset) {
 
 // Reads at every offset of every expected batch (and at a few offsets of each gap
 // between batches) find that batch, byte for byte.
-void check_reads(const Log& log, const std::vector<Survivor>& batches, std::mt19937_64& rng) {
+inline void check_reads(const Log& log, const std::vector<Survivor>& batches,
+                        std::mt19937_64& rng) {
   int64_t previous_end = log.log_start_offset().value();
   for (const Survivor& b : batches) {
     std::vector<int64_t> offsets;
@@ -313,7 +317,7 @@ void check_reads(const Log& log, const std::vector<Survivor>& batches, std::mt19
 
 // Time lookups: each kept batch's first timestamp finds its first record; timestamps
 // of dropped batches find the next kept record with a larger timestamp, or nothing.
-void check_times(const Log& log, const Expected& e) {
+inline void check_times(const Log& log, const Expected& e) {
   auto expect_at = [&](int64_t ts) -> std::optional<std::pair<int64_t, int64_t>> {
     for (const Survivor& b : e.batches) {
       if (b.max_ts < ts) continue;
@@ -344,7 +348,7 @@ void check_times(const Log& log, const Expected& e) {
 
 // The files on disk: each remaining segment holds exactly the kept bytes; the segments
 // after a cut are gone.
-void check_files(const std::string& dir, const Expected& e, const Pristine& p) {
+inline void check_files(const std::string& dir, const Expected& e, const Pristine& p) {
   for (size_t s = 0; s < e.bases.size(); ++s) {
     const fs::path path = fs::path(dir) / segment_file_name(Offset(e.bases[s]), kLogSuffix);
     ASSERT_TRUE(fs::exists(path)) << path;
@@ -361,7 +365,7 @@ void check_files(const std::string& dir, const Expected& e, const Pristine& p) {
 }
 
 // Appends after recovery, through at least one roll; every appended batch reads back.
-void append_through_a_roll(Log& log, Expected& e, std::mt19937_64& rng) {
+inline void append_through_a_roll(Log& log, Expected& e, std::mt19937_64& rng) {
   const size_t segments_before = log.segment_count();
   int64_t ts = kNow + 100 * 100000;  // above every pristine timestamp
   for (int n = 0; n < 64 && (n < 2 || log.segment_count() == segments_before); ++n) {
@@ -383,7 +387,7 @@ void append_through_a_roll(Log& log, Expected& e, std::mt19937_64& rng) {
   e.log_end = log.log_end_offset().value();
 }
 
-std::unique_ptr<Log> open_log(const std::string& dir, bool clean, int64_t recovery_point) {
+inline std::unique_ptr<Log> open_log(const std::string& dir, bool clean, int64_t recovery_point) {
   LogOptions o;
   o.config = small_config();
   o.clean_shutdown = clean;
@@ -396,8 +400,8 @@ std::unique_ptr<Log> open_log(const std::string& dir, bool clean, int64_t recove
 
 // Opens the damaged copy and checks everything against `e`; then appends through a roll,
 // closes, reopens cleanly and checks the reads again (stale index files would show).
-void recover_and_check(const std::string& dir, const Pristine& p, Expected e, bool clean,
-                       int64_t recovery_point, std::mt19937_64& rng) {
+inline void recover_and_check(const std::string& dir, const Pristine& p, Expected e, bool clean,
+                              int64_t recovery_point, std::mt19937_64& rng) {
   {
     auto log = open_log(dir, clean, recovery_point);
     ASSERT_NE(log, nullptr);
@@ -423,111 +427,7 @@ void recover_and_check(const std::string& dir, const Pristine& p, Expected e, bo
 }
 
 // ---------------------------------------------------------------------------------------
-// Damage.
-
-enum class Kind {
-  kTruncate,
-  kFlip,
-  kTruncateAndFlip,
-  kZeroRange,
-  kRandomRange,
-  kGarbageTail,
-  kZeroTail,
-  kIndexTruncate,  // .index or .timeindex cut to a partial entry
-  kIndexGarbage,   // random bytes in .index or .timeindex
-  kCount,
-};
-
-const char* kind_name(Kind k) {
-  switch (k) {
-    case Kind::kTruncate:
-      return "truncate";
-    case Kind::kFlip:
-      return "flip";
-    case Kind::kTruncateAndFlip:
-      return "truncate+flip";
-    case Kind::kZeroRange:
-      return "zero range";
-    case Kind::kRandomRange:
-      return "random range";
-    case Kind::kGarbageTail:
-      return "garbage tail";
-    case Kind::kZeroTail:
-      return "zero tail";
-    case Kind::kIndexTruncate:
-      return "index truncate";
-    case Kind::kIndexGarbage:
-      return "index garbage";
-    case Kind::kCount:
-      break;
-  }
-  return "?";
-}
-
-uint64_t uniform(std::mt19937_64& rng, uint64_t lo, uint64_t hi) {  // [lo, hi]
-  return lo + rng() % (hi - lo + 1);
-}
-
-void truncate(std::vector<uint8_t>& img, std::mt19937_64& rng, std::string& what) {
-  const uint64_t at = uniform(rng, 0, img.size());
-  img.resize(at);
-  what += " truncate@" + std::to_string(at);
-}
-
-void flip(std::vector<uint8_t>& img, std::mt19937_64& rng, std::string& what) {
-  if (img.empty()) return;
-  const int n = int(uniform(rng, 1, 3));
-  for (int i = 0; i < n; ++i) {
-    const uint64_t at = uniform(rng, 0, img.size() - 1);
-    const uint8_t mask = uint8_t(uniform(rng, 1, 255));
-    img[at] ^= mask;
-    what += " flip@" + std::to_string(at) + "^" + std::to_string(mask);
-  }
-}
-
-void overwrite(std::vector<uint8_t>& img, std::mt19937_64& rng, bool zeros, std::string& what) {
-  if (img.empty()) return;
-  const uint64_t at = uniform(rng, 0, img.size() - 1);
-  const uint64_t n = uniform(rng, 1, std::min<uint64_t>(600, img.size() - at));
-  for (uint64_t i = 0; i < n; ++i) img[at + i] = zeros ? 0 : uint8_t(rng());
-  what +=
-      std::string(zeros ? " zeros@" : " random@") + std::to_string(at) + "+" + std::to_string(n);
-}
-
-void append_tail(std::vector<uint8_t>& img, std::mt19937_64& rng, bool zeros, std::string& what) {
-  const uint64_t n = uniform(rng, 1, zeros ? 4096 : 300);
-  for (uint64_t i = 0; i < n; ++i) img.push_back(zeros ? 0 : uint8_t(rng()));
-  what += std::string(zeros ? " zero-tail+" : " garbage-tail+") + std::to_string(n);
-}
-
-// Damages one index file of `base` in `dir`. Truncation leaves a partial entry, which
-// the sanity check must catch even after a clean shutdown.
-void damage_index(const std::string& dir, int64_t base, bool truncate_it, std::mt19937_64& rng,
-                  std::string& what) {
-  const bool time_index = rng() % 2 == 0;
-  const size_t entry = time_index ? kTimeIndexEntrySize : kOffsetIndexEntrySize;
-  const fs::path path =
-      fs::path(dir) / segment_file_name(Offset(base), time_index ? kTimeIndexSuffix : kIndexSuffix);
-  std::vector<uint8_t> bytes = read_file(path);
-  what += std::string(time_index ? " timeindex(" : " index(") + std::to_string(bytes.size()) + ")";
-  if (truncate_it) {
-    if (bytes.size() >= entry) {
-      bytes.resize(bytes.size() - uniform(rng, 1, entry - 1));
-    } else {
-      bytes.resize(uniform(rng, 1, entry - 1), 0x5a);
-    }
-    what += " cut to " + std::to_string(bytes.size());
-  } else if (bytes.empty()) {
-    bytes.resize(entry * uniform(rng, 1, 4));
-    for (auto& b : bytes) b = uint8_t(rng());
-    what += " random " + std::to_string(bytes.size());
-  } else {
-    const int n = int(uniform(rng, 1, 16));
-    for (int i = 0; i < n; ++i) bytes[uniform(rng, 0, bytes.size() - 1)] = uint8_t(rng());
-    what += " " + std::to_string(n) + " random bytes";
-  }
-  write_file(path, bytes);
-}
+// The fixture: both pristine logs, built once for the suite (shared by every file).
 
 class Corruption : public ::testing::Test {
  protected:
@@ -566,260 +466,9 @@ class Corruption : public ::testing::Test {
     }
   }
 
-  static uint64_t seed_;
-  static std::unique_ptr<Pristine> closed_;
-  static std::unique_ptr<Pristine> crashed_;
+  static inline uint64_t seed_ = 0;
+  static inline std::unique_ptr<Pristine> closed_;
+  static inline std::unique_ptr<Pristine> crashed_;
 };
 
-uint64_t Corruption::seed_ = 0;
-std::unique_ptr<Pristine> Corruption::closed_;
-std::unique_ptr<Pristine> Corruption::crashed_;
-
-TEST_F(Corruption, PristineLogHasSeveralSegments) {
-  for (const Pristine* p : {closed_.get(), crashed_.get()}) {
-    ASSERT_GE(p->segments.size(), kPristineSegmentsMin);
-    for (const PristineSegment& s : p->segments) ASSERT_FALSE(s.batches.empty());
-  }
-  // An undamaged copy recovers to itself.
-  std::mt19937_64 rng(seed_);
-  auto dir = copy_of(*crashed_);
-  recover_and_check(dir->str(), *crashed_, expect_log(*crashed_, 0, std::nullopt), false, 0, rng);
-}
-
-// The randomized sweep: kRandomCases cases, mostly on the last segment, some on a middle one.
-TEST_F(Corruption, RandomDamage) {
-  int by_kind[int(Kind::kCount)] = {};
-  int middle = 0, log_damaged = 0;
-  for (int n = 0; n < kRandomCases; ++n) {
-    std::mt19937_64 rng(seed_ * 1000003 + uint64_t(n));
-    const Pristine& p = rng() % 2 ? *closed_ : *crashed_;
-    const bool last = rng() % 8 != 0;
-    const size_t segment = last ? p.segments.size() - 1 : 1 + rng() % (p.segments.size() - 2);
-    const Kind kind = Kind(rng() % uint64_t(Kind::kCount));
-    std::string what = std::string(kind_name(kind)) + " on segment " + std::to_string(segment) +
-                       (&p == closed_.get() ? " (closed pristine)" : " (crashed pristine)") + ":";
-    std::vector<uint8_t> image = p.segments[segment].bytes;
-    bool clean = false;
-    auto dir = copy_of(p);
-    switch (kind) {
-      case Kind::kTruncate:
-        truncate(image, rng, what);
-        break;
-      case Kind::kFlip:
-        flip(image, rng, what);
-        break;
-      case Kind::kTruncateAndFlip:
-        truncate(image, rng, what);
-        flip(image, rng, what);
-        break;
-      case Kind::kZeroRange:
-        overwrite(image, rng, true, what);
-        break;
-      case Kind::kRandomRange:
-        overwrite(image, rng, false, what);
-        break;
-      case Kind::kGarbageTail:
-        append_tail(image, rng, false, what);
-        break;
-      case Kind::kZeroTail:
-        append_tail(image, rng, true, what);
-        break;
-      case Kind::kIndexTruncate:
-      case Kind::kIndexGarbage: {
-        const bool truncate_it = kind == Kind::kIndexTruncate;
-        damage_index(dir->str(), p.segments[segment].base, truncate_it, rng, what);
-        // A partial entry must be caught by the sanity check even after a clean shutdown.
-        clean = truncate_it && &p == closed_.get() && rng() % 2 == 0;
-        if (clean) what += " (clean shutdown)";
-        break;
-      }
-      case Kind::kCount:
-        break;
-    }
-    Expected e = expect_log(p, segment, image);
-    if (!last && e.base_changed && e.segments_deleted == 0) {
-      // A damaged baseOffset that moves a middle segment's end past its successor's base:
-      // segments are recovered one by one (as in Kafka), so the log would overlap itself.
-      // Not a case this oracle models.
-      continue;
-    }
-    // The recovery point: 0 (recover everything) or the damaged segment's base (Kafka
-    // recovers from the segment holding it; those before are trusted).
-    const int64_t recovery_point = rng() % 2 ? 0 : p.segments[segment].base;
-    what += " recovery point " + std::to_string(recovery_point);
-    SCOPED_TRACE("seed " + std::to_string(seed_) + " case " + std::to_string(n) + ": " + what);
-    write_file(log_path(*dir, p, segment), image);
-    recover_and_check(dir->str(), p, std::move(e), clean, recovery_point, rng);
-    ++by_kind[int(kind)];
-    middle += last ? 0 : 1;
-    log_damaged += image != p.segments[segment].bytes ? 1 : 0;
-    if (HasFailure()) return;  // the first failing case says it all
-  }
-  std::cout << "[ corruption ] cases by kind:";
-  for (int k = 0; k < int(Kind::kCount); ++k)
-    std::cout << " " << kind_name(Kind(k)) << "=" << by_kind[k];
-  std::cout << "; middle segment " << middle << ", .log damaged " << log_damaged << "\n";
-}
-
-// ---------------------------------------------------------------------------------------
-// Named cases.
-
-TEST_F(Corruption, TruncatedInsideTheLastBatchHeader) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = crashed_->segments.back();
-  auto image = s.bytes;
-  image.resize(s.batches.back().position + 30);
-  run_log_damage(*crashed_, crashed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, TruncatedInsideRecords) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = closed_->segments.back();
-  auto image = s.bytes;
-  const PristineBatch& b = s.batches[s.batches.size() / 2];
-  image.resize(b.position + b.size - 1);
-  run_log_damage(*closed_, closed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, ChecksumMismatchInTheFirstBatchEmptiesTheSegment) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = crashed_->segments.back();
-  auto image = s.bytes;
-  image[record::kRecordsPos + 2] ^= 0x10;
-  run_log_damage(*crashed_, crashed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, FlippedCrcField) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = closed_->segments.back();
-  auto image = s.bytes;
-  image[s.batches[1].position + record::kCrcPos + 3] ^= 0x01;
-  run_log_damage(*closed_, closed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, FlippedLeaderEpochIsNotCorruption) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = crashed_->segments.back();
-  auto image = s.bytes;
-  image[s.batches[1].position + record::kPartitionLeaderEpochPos + 3] ^= 0x40;
-  const Expected e = expect_log(*crashed_, crashed_->segments.size() - 1, image);
-  EXPECT_EQ(e.segments_deleted, 0u);
-  EXPECT_EQ(e.files.back().size(), s.bytes.size());  // the oracle keeps everything
-  run_log_damage(*crashed_, crashed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, BatchLengthPastTheEndIsATornTail) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = crashed_->segments.back();
-  auto image = s.bytes;
-  store_be32(&image[s.batches.back().position + record::kBatchLengthPos], 0x00100000);
-  run_log_damage(*crashed_, crashed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, DuplicateOfAnEarlierBatchAfterTheEndIsCut) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = crashed_->segments.back();
-  auto image = s.bytes;
-  const PristineBatch& b = s.batches.front();  // valid CRC, offsets going backwards
-  image.insert(image.end(), s.bytes.begin() + long(b.position),
-               s.bytes.begin() + long(b.position + b.size));
-  run_log_damage(*crashed_, crashed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, ZerosAfterTheEndAreCut) {
-  // What a filesystem can leave when the size was updated but the data never written.
-  std::mt19937_64 rng(seed_);
-  auto image = closed_->segments.back().bytes;
-  image.resize(image.size() + 4096, 0);
-  run_log_damage(*closed_, closed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, LoweredBaseOffsetCutsTheSegment) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = closed_->segments.back();
-  auto image = s.bytes;
-  const PristineBatch& b = s.batches[2];
-  store_be64(&image[b.position], uint64_t(b.base - 1));
-  run_log_damage(*closed_, closed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, RaisedBaseOffsetOfTheLastBatchLeavesAGap) {
-  std::mt19937_64 rng(seed_);
-  const PristineSegment& s = closed_->segments.back();
-  auto image = s.bytes;
-  const PristineBatch& b = s.batches.back();
-  store_be64(&image[b.position], uint64_t(b.base + 1000));
-  const Expected e = expect_log(*closed_, closed_->segments.size() - 1, image);
-  EXPECT_TRUE(e.base_changed);
-  run_log_damage(*closed_, closed_->segments.size() - 1, image, rng);
-}
-
-TEST_F(Corruption, PartialIndexEntryAfterACleanShutdownIsRebuilt) {
-  std::mt19937_64 rng(seed_);
-  for (const char* suffix : {kIndexSuffix, kTimeIndexSuffix}) {
-    for (size_t segment : {size_t(0), closed_->segments.size() - 1}) {
-      SCOPED_TRACE(std::string(suffix) + " of segment " + std::to_string(segment));
-      auto dir = copy_of(*closed_);
-      const fs::path path =
-          fs::path(dir->str()) / segment_file_name(Offset(closed_->segments[segment].base), suffix);
-      auto bytes = read_file(path);
-      bytes.push_back(0x11);  // one byte past the last whole entry
-      write_file(path, bytes);
-      recover_and_check(dir->str(), *closed_, expect_log(*closed_, segment, std::nullopt), true, 0,
-                        rng);
-      if (HasFatalFailure()) return;
-    }
-  }
-}
-
-// Kafka's LogLoader rebuilds a segment's missing index ("Could not find offset index
-// file corresponding to log file ..., recovering segment and rebuilding index files").
-TEST_F(Corruption, MissingIndexOfAMiddleSegmentIsRebuilt) {
-  std::mt19937_64 rng(seed_);
-  for (const char* suffix : {kIndexSuffix, kTimeIndexSuffix}) {
-    SCOPED_TRACE(suffix);
-    auto dir = copy_of(*closed_);
-    fs::remove(fs::path(dir->str()) / segment_file_name(Offset(closed_->segments[1].base), suffix));
-    recover_and_check(dir->str(), *closed_, expect_log(*closed_, 1, std::nullopt), false, 0, rng);
-    if (HasFatalFailure()) return;
-  }
-}
-
-TEST_F(Corruption, DamagedMiddleSegmentDeletesTheSegmentsAfterIt) {
-  std::mt19937_64 rng(seed_);
-  for (const Pristine* p : {closed_.get(), crashed_.get()}) {
-    const size_t segment = 2;
-    const PristineSegment& s = p->segments[segment];
-    auto image = s.bytes;
-    image[s.batches[s.batches.size() / 2].position + record::kRecordsPos] ^= 0x01;
-    const Expected e = expect_log(*p, segment, image);
-    ASSERT_EQ(e.segments_deleted, p->segments.size() - segment - 1);
-    run_log_damage(*p, segment, image, rng);
-    if (HasFatalFailure()) return;
-  }
-}
-
-TEST_F(Corruption, MiddleSegmentTruncatedToNothing) {
-  std::mt19937_64 rng(seed_);
-  run_log_damage(*closed_, 1, {}, rng);
-}
-
-// A segment wholly below the recovery point is trusted, as in Kafka: the damage is not
-// looked for, the log end does not move and nothing is deleted.
-TEST_F(Corruption, DamageBelowTheRecoveryPointIsNotRecovered) {
-  const Pristine& p = *closed_;
-  auto dir = copy_of(p);
-  const PristineSegment& s = p.segments[1];
-  auto image = s.bytes;
-  image[s.batches.front().position + record::kRecordsPos] ^= 0x01;
-  write_file(log_path(*dir, p, 1), image);
-  const Expected pristine = expect_log(p, 1, std::nullopt);
-  auto log = open_log(dir->str(), false, pristine.log_end);
-  ASSERT_NE(log, nullptr);
-  EXPECT_EQ(log->log_end_offset().value(), pristine.log_end);
-  EXPECT_EQ(log->recovery_report().segments_deleted, 0u);
-  EXPECT_EQ(log->segment_count(), p.segments.size());
-}
-
-}  // namespace
-}  // namespace strata::storage
+}  // namespace strata::storage::corruption_test
