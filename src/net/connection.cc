@@ -26,6 +26,9 @@ asio::awaitable<void> wait_event(asio::steady_timer& t) {
 // allocating `size` from the prefix alone: a peer that promises socket.request.max.bytes
 // and sends ten bytes holds 1 MiB of broker memory, not 100 MiB. Frames up to
 // kFrameFirstReadBytes (nearly all) take one allocation and one read, as before.
+constexpr size_t kSpareFrames = 2;
+constexpr size_t kSpareFrameBytes = (1 << 20) + (64 << 10);
+
 asio::awaitable<bool> read_frame(asio::ip::tcp::socket& socket, FrameBytes& out,
                                  size_t size) {
   out.clear();
@@ -88,6 +91,10 @@ asio::awaitable<void> Connection::read_loop() {
     Frame frame;
     frame.client_address = peer_;
     frame.shard = shard_;
+    if (!spare_frames_.empty()) {
+      frame.bytes = std::move(spare_frames_.back());
+      spare_frames_.pop_back();
+    }
     if (!co_await read_frame(socket_, frame.bytes, size_t(size))) break;
     while (!closed_ && queue_.size() >= config_.max_inflight_per_connection) {
       co_await wait_event(queue_changed_);
@@ -112,6 +119,12 @@ asio::awaitable<void> Connection::handle(std::shared_ptr<Pending> slot, Frame fr
   }
   slot->ready = true;
   slot->done.cancel();
+  // The response no longer refers to the request (records go out as file slices), so
+  // its buffer can take the next frame. A few per connection, none over 1 MiB + 64 KiB:
+  // an idle connection keeps at most kSpareFrames such buffers.
+  if (spare_frames_.size() < kSpareFrames && frame.bytes.capacity() <= kSpareFrameBytes) {
+    spare_frames_.push_back(std::move(frame.bytes));
+  }
 }
 
 asio::awaitable<void> Connection::write_loop() {

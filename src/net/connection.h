@@ -38,6 +38,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   RequestHandler& handler_;
   std::string peer_;
   std::deque<std::shared_ptr<Pending>> queue_;
+  // Request buffers of finished requests, reused for the next frames: their pages are
+  // already mapped, so a new request costs no page faults (see kSpareFrames).
+  std::vector<FrameBytes> spare_frames_;
   asio::steady_timer queue_changed_;  // wakes the writer (new slot) or the reader (room)
   bool closed_ = false;
 };
