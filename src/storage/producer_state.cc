@@ -17,9 +17,12 @@ bool in_sequence(Sequence last, Sequence next) {
 
 Sequence ProducerBatch::first_sequence() const {
   // Kafka's DefaultRecordBatch.decrementSequence.
-  const int32_t last = last_sequence.value();
-  if (last < offset_delta) return Sequence(INT32_MAX - (offset_delta - last) + 1);
-  return Sequence(last - offset_delta);
+  // In 64 bits, then wrapped to 32 as Java's int arithmetic does: a snapshot may carry
+  // any values, and signed overflow must not happen here.
+  const int64_t last = last_sequence.value();
+  int64_t first = last - offset_delta;
+  if (last < offset_delta) first += int64_t(INT32_MAX) + 1;
+  return Sequence(int32_t(uint32_t(uint64_t(first))));
 }
 
 IdempotentBatch IdempotentBatch::of(const record::BatchView& batch) {

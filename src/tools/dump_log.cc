@@ -7,8 +7,10 @@
 
 #include "record/log_scanner.h"
 #include "record/validate.h"
+#include "storage/index_format.h"
 #include "tools/dump_index.h"
 #include "tools/dump_log_print.h"
+#include "tools/dump_snapshot.h"
 #include "tools/explain.h"
 #include "tools/mapped_file.h"
 #include "tools/offsets_decoder.h"
@@ -161,6 +163,10 @@ int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream&
     }
     if (suffix == ".timeindex") {
       status |= dump_time_index(path, options, out, err, index_errors);
+      continue;
+    }
+    if (suffix == storage::kSnapshotSuffix) {
+      status |= dump_producer_snapshot(path, out, err);
       continue;
     }
     if (suffix != ".log") {

@@ -1,6 +1,7 @@
-// `strata dump-log`: prints log segments the way Kafka's kafka-dump-log.sh does
-// (docs/formats/dump-log-output.md is the byte-exact model), plus `--explain`, an
-// annotated byte map of every batch. Reads Kafka's segments and Strata's alike.
+// `strata dump-log`: prints log segments, their indexes and producer snapshots the way
+// Kafka's kafka-dump-log.sh does (docs/formats/dump-log-output.md is the byte-exact
+// model), plus `--explain`, an annotated byte map of every batch. Reads Kafka's segments
+// and Strata's alike.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,9 @@ struct DumpLogOptions {
   int64_t max_message_size = kDumpMaxMessageSizeDefault;
 };
 
-// Dumps every file in order; summaries (index mismatches, then non-consecutive offsets)
-// go to `err` at the end. Returns 0, or 1 if a file could not be read at all or an index
+// Dumps every file in order (.log, .index, .timeindex, .snapshot); summaries (index
+// mismatches, then non-consecutive offsets) go to `err` at the end. Returns 0, or 1 if a
+// file could not be read at all, a producer snapshot failed its checks, or an index
 // failed --index-sanity-check. Corrupt data is reported in the output, never fatal.
 int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream& err);
 

@@ -13,7 +13,7 @@ namespace {
 void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "dump-log", "Print log segments as Kafka's kafka-dump-log.sh does (plus --explain)");
-  cmd->add_option("--files", o.files, "Comma-separated segment files to dump")
+  cmd->add_option("--files", o.files, "Comma-separated files to dump (.log, .index, .timeindex, .snapshot)")
       ->required()
       ->delimiter(',');
   cmd->add_flag("--print-data-log", o.print_data_log,
