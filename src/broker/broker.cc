@@ -79,10 +79,15 @@ void Broker::start_groups() {
   if (existing) load_groups(*this, *groups_);
 }
 
+// Called by every group request: once the topic exists, one atomic load (no lock, no
+// copy of the topic's metadata).
 bool Broker::ensure_offsets_topic() {
-  if (topics_.get(group::kOffsetsTopic)) return true;
+  if (offsets_topic_ready_.load(std::memory_order_acquire)) return true;
   std::lock_guard lock(offsets_topic_mu_);
-  if (topics_.get(group::kOffsetsTopic)) return true;
+  if (topics_.get(group::kOffsetsTopic)) {
+    offsets_topic_ready_.store(true, std::memory_order_release);
+    return true;
+  }
   // Kafka's settings for the internal topic: compacted, offsets.topic.segment.bytes,
   // uncompressed as the producer (the coordinator) wrote it.
   const std::map<std::string, std::string> configs = {
@@ -91,7 +96,9 @@ bool Broker::ensure_offsets_topic() {
       {"segment.bytes", std::to_string(config_.groups.offsets_topic_segment_bytes)}};
   auto created = create_topic(group::kOffsetsTopic, groups_->partitions(), configs, false);
   if (!created) spdlog::error("cannot create {}: {}", group::kOffsetsTopic, created.error().second);
-  return bool(topics_.get(group::kOffsetsTopic));
+  const bool ready = topics_.get(group::kOffsetsTopic).has_value();
+  offsets_topic_ready_.store(ready, std::memory_order_release);
+  return ready;
 }
 
 size_t Broker::offsets_partition_shard(int32_t partition) const {

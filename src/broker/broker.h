@@ -118,6 +118,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<group::OffsetsLog> group_log_;
   std::unique_ptr<group::GroupCoordinator> groups_;
   std::mutex offsets_topic_mu_;
+  std::atomic<bool> offsets_topic_ready_{false};
   std::unique_ptr<asio::steady_timer> maintenance_;
   std::atomic<bool> stopped_{false};
 };

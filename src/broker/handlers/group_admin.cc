@@ -56,14 +56,16 @@ asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestCo
 asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, RequestContext&,
                                                                DescribeGroupsRequest& request) {
   DescribeGroupsResponse r;
-  const bool coordinator = broker.ensure_offsets_topic();
+  // Describing creates nothing: without __consumer_offsets no group exists, and an
+  // unknown group is described as Kafka does (Dead, no members, no error).
+  const bool any_groups = broker.topics().get(group::kOffsetsTopic).has_value();
   group::GroupCoordinator& coord = broker.groups();
   for (const std::string& id : request.groups) {
     DescribeGroupsResponse::Group g;
     g.group_id = id;
     if (request.include_authorized_operations) g.authorized_operations = kGroupOperations;
-    if (!coordinator) {
-      g.error_code = group::errc::kCoordinatorNotAvailable;
+    if (!any_groups) {
+      g.group_state = group::to_string(group::GroupState::kDead);
       r.groups.push_back(std::move(g));
       continue;
     }
