@@ -1,6 +1,6 @@
 // Shared harness for the protocol tests (apis_test.cc, message_test.cc, admin_*_test.cc,
-// group_*_test.cc): encode/decode one message, hex helpers, and the every-version round
-// trip that compares messages field by field. Test code only.
+// group_*_test.cc, txn_apis_test.cc): encode/decode one message, hex helpers, and the
+// every-version round trip that compares messages field by field. Test code only.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -275,7 +275,7 @@ void expect_round_trip(T& m, int16_t v) {
 template <class T>
 void expect_every_version(const T& sample) {
   static_assert(T::kVersions.min <= T::kVersions.max);
-  static_assert(T::kFlexibleFrom > T::kVersions.min);
+  static_assert(T::kFlexibleFrom >= T::kVersions.min);  // == min: flexible in every version
   T full = sample;
   std::vector<std::string> unset;
   Coverage{&unset, "sample"}.check(full);
