@@ -19,7 +19,10 @@ enum class StorageErrc : uint8_t {
   kClosed,            // the log was closed
   kCorruptSnapshot,   // a producer snapshot failed its checks (the log rebuilds instead)
   kOutOfOrderSequence,   // an idempotent batch's sequence does not follow (Kafka 45)
-  kInvalidProducerEpoch, // an idempotent batch from a fenced producer epoch (Kafka 47)
+  kInvalidProducerEpoch, // an idempotent batch or a marker from a fenced producer epoch (Kafka 47)
+  kInvalidTxnState,      // a non-transactional batch inside an open transaction (Kafka 48)
+  kTransactionCoordinatorFenced,  // a marker from an older coordinator epoch (Kafka 52)
+  kInvalidRecord,        // a control batch given to append (only append_marker writes them; Kafka 87)
 };
 
 struct StorageError {

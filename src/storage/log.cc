@@ -154,8 +154,12 @@ Result<void, StorageError> Log::recover_from(size_t first) {
       ++report_.segments_deleted;
       continue;
     }
-    auto stats = seg.recover(config_, replay_visitor());
+    std::vector<AbortedTxn> aborted;  // the segment's txn index, rebuilt as it replays
+    auto stats = seg.recover(config_, replay_visitor(&aborted));
     if (!stats) return fail(stats.error());
+    for (const AbortedTxn& txn : aborted) {
+      if (auto a = seg.txn_index().append(txn); !a) return a;
+    }
     ++report_.segments_recovered;
     if (stats->truncated_bytes > 0) {
       report_.bytes_truncated += stats->truncated_bytes;
@@ -187,12 +191,17 @@ Result<void, StorageError> Log::roll(int64_t now_ms) {
   return take_producer_snapshot(SnapshotSync::kLater);
 }
 
-Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch epoch,
-                                               int64_t now_ms) {
+Result<void, StorageError> Log::check_writable() const {
   if (closed_) return fail(storage_error(StorageErrc::kClosed, "append to closed log " + dir_));
   if (sync_failed_->load()) {
     return fail(storage_error(StorageErrc::kIo, "an fdatasync failed earlier; log offline: " + dir_));
   }
+  return {};
+}
+
+Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch epoch,
+                                               int64_t now_ms, AppendOrigin origin) {
+  if (auto w = check_writable(); !w) return fail(w.error());
   const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
   std::vector<BatchInfo>& infos = append_infos_;
   infos.clear();
@@ -207,13 +216,16 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     if (view->size() > size_t(config_.max_message_bytes)) {  // Kafka counts the whole batch
       return fail(storage_error(StorageErrc::kMessageTooLarge, "batch over max.message.bytes"));
     }
+    if (view->is_control()) {
+      return fail(storage_error(StorageErrc::kInvalidRecord, "clients may not write control batches"));
+    }
     const int32_t last_delta = view->last_offset_delta();
-    // Kafka's hasProducerId: idempotent (or, later, transactional) data. One compare
-    // for everyone else.
-    if (view->producer_id().value() >= 0 && !view->is_control()) {
+    // Kafka's hasProducerId: idempotent or transactional data. One compare for everyone else.
+    if (view->producer_id().value() >= 0) {
       IdempotentBatch b = IdempotentBatch::of(*view);
       if (log_append_time) b.max_timestamp = now_ms;  // as the batch will be written
-      const ProducerCheck c = producer_append_.stage(producers_, b, Offset(next.value() + last_delta));
+      const ProducerCheck c =
+          producer_append_.stage(producers_, b, Offset(next.value() + last_delta), origin);
       if (c.duplicate || c.error != ProducerErrc::kNone) return producer_outcome(c, b);
     }
     MutableBytes batch = batches.subspan(pos, view->size());
@@ -247,67 +259,8 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   result.batches = infos.size();
   if (infos.capacity() > kAppendInfosKeptMax) infos = {};
   if (log_append_time) result.log_append_time = now_ms;
-  if (dirty_.empty() || dirty_.back().file != active().log_file()) {
-    dirty_.push_back({active().log_file(), next_offset_});
-  } else {
-    dirty_.back().end = next_offset_;
-  }
-  if (next_offset_.value() - sync_requested_.value() >= config_.flush_messages) {
-    sync([](Result<void, StorageError>) {});
-  }
+  note_written();
   return result;
-}
-
-void Log::sync(SyncService::Done done) {
-  const int64_t durable = durable_->load(std::memory_order_acquire);
-  // Drop files whose data is already durable; keep the active one.
-  std::erase_if(dirty_, [&](const Dirty& d) {
-    return d.end.value() <= durable && d.file != active().log_file();
-  });
-  std::vector<std::shared_ptr<File>> files;
-  for (const Dirty& d : dirty_) files.push_back(d.file);
-  const int64_t target = next_offset_.value();
-  sync_requested_ = next_offset_;
-  auto state = durable_;
-  auto failed = sync_failed_;
-  sync_->request(std::move(files), [state, failed, target, done = std::move(done)](auto r) {
-    // Linux may drop unwritten pages and clear the error after a failed fdatasync, so a
-    // later sync could "succeed" without the data: the log goes offline for good (Kafka
-    // takes the log dir offline).
-    if (!r.ok()) failed->store(true);
-    if (r.ok() && !failed->load()) {
-      int64_t seen = state->load(std::memory_order_relaxed);
-      while (seen < target && !state->compare_exchange_weak(seen, target)) {
-      }
-    }
-    done(std::move(r));
-  });
-}
-
-Result<void, StorageError> Log::flush() {
-  for (auto& [base, seg] : segments_) {
-    if (seg->next_offset().value() > durable_->load() || seg.get() == &active()) {
-      if (auto r = seg->flush(); !r) return r;
-    }
-  }
-  if (auto r = flush_snapshots(); !r) return r;
-  durable_->store(next_offset_.value());
-  dirty_.clear();
-  sync_requested_ = next_offset_;
-  return {};
-}
-
-void Log::tick(int64_t now_ms) {
-  unlink_due(now_ms);
-  if (now_ms - last_producer_expiry_ms_ >= kProducerIdExpirationCheckIntervalMs) {
-    last_producer_expiry_ms_ = now_ms;
-    producers_.remove_expired(now_ms, config_.producer_id_expiration_ms);
-  }
-  if (config_.flush_ms == INT64_MAX || sync_ == nullptr) return;
-  if (recovery_point() < next_offset_ && now_ms - last_sync_request_ms_ >= config_.flush_ms) {
-    last_sync_request_ms_ = now_ms;
-    sync([](Result<void, StorageError>) {});
-  }
 }
 
 const Segment* Log::segment_for(Offset offset) const {
@@ -379,51 +332,6 @@ std::vector<Offset> Log::segment_bases() const {
   std::vector<Offset> out;
   for (const auto& [base, seg] : segments_) out.emplace_back(base);
   return out;
-}
-
-}  // namespace strata::storage
-
-namespace strata::storage {
-
-namespace {
-constexpr const char* kEpochFile = "leader-epoch-checkpoint";
-}  // namespace
-
-Result<void, StorageError> Log::load_epochs() {
-  auto read = read_leader_epoch_checkpoint(dir_ + "/" + kEpochFile);
-  if (!read) {
-    // Derived data: a damaged file is dropped and rebuilt by the next append.
-    report_.notes.push_back("ignored a corrupt " + std::string(kEpochFile) + ": " +
-                            read.error().message());
-    epochs_.clear();
-    return save_epochs();
-  }
-  // Keep only strictly increasing epochs and offsets, as Kafka's cache does on load.
-  epochs_.clear();
-  for (const EpochEntry& e : *read) {
-    while (!epochs_.empty() &&
-           (epochs_.back().epoch >= e.epoch || epochs_.back().start_offset >= e.start_offset)) {
-      epochs_.pop_back();
-    }
-    epochs_.push_back(e);
-  }
-  return trim_epochs();
-}
-
-Result<void, StorageError> Log::save_epochs() {
-  return write_leader_epoch_checkpoint(dir_ + "/" + kEpochFile, epochs_);
-}
-
-Result<void, StorageError> Log::trim_epochs() {
-  const size_t before = epochs_.size();
-  const Offset first = epochs_.empty() ? Offset(0) : epochs_.front().start_offset;
-  std::erase_if(epochs_, [this](const EpochEntry& e) { return e.start_offset >= next_offset_; });
-  while (epochs_.size() > 1 && epochs_[1].start_offset <= log_start_) epochs_.erase(epochs_.begin());
-  if (!epochs_.empty() && epochs_.front().start_offset < log_start_) {
-    epochs_.front().start_offset = log_start_;
-  }
-  const bool changed = epochs_.size() != before || (!epochs_.empty() && epochs_.front().start_offset != first);
-  return changed ? save_epochs() : Result<void, StorageError>{};
 }
 
 }  // namespace strata::storage

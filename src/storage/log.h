@@ -24,6 +24,7 @@
 #include "storage/producer_state.h"
 #include "storage/segment.h"
 #include "storage/sync_service.h"
+#include "storage/txn_index.h"
 
 namespace strata::storage {
 
@@ -50,6 +51,15 @@ struct AppendResult {
   bool duplicate = false;
 };
 
+// An end-transaction marker for append_marker, as the transaction coordinator sends it
+// (WriteTxnMarkers).
+struct TxnMarker {
+  ProducerId producer_id;
+  ProducerEpoch epoch;
+  int32_t coordinator_epoch = 0;
+  bool commit = true;  // false: ABORT
+};
+
 struct LogRecoveryReport {
   size_t segments_recovered = 0;
   uint64_t bytes_truncated = 0;
@@ -69,10 +79,23 @@ class Log {
   // untouched unless LogAppendTime rewrites the timestamp), then all are written with
   // one write. A batch over max.message.bytes fails the whole append before any write.
   // Batches with a producer id (>= 0) are checked first by Kafka's idempotence rules:
-  // a refused one fails the whole append (kOutOfOrderSequence, kInvalidProducerEpoch)
-  // and a retried one makes it a duplicate (AppendResult::duplicate), nothing written.
+  // a refused one fails the whole append (kOutOfOrderSequence, kInvalidProducerEpoch,
+  // kInvalidTxnState) and a retried one makes it a duplicate (AppendResult::duplicate),
+  // nothing written. A transactional batch opens its producer's transaction. Control
+  // batches are refused (kInvalidRecord): only append_marker writes them. A
+  // coordinator's own batches (kCoordinator) skip the duplicate and sequence checks.
   Result<AppendResult, StorageError> append(MutableBytes batches, LeaderEpoch epoch,
-                                            int64_t now_ms);
+                                            int64_t now_ms,
+                                            AppendOrigin origin = AppendOrigin::kClient);
+  // Writes an end-transaction marker at the log end: a v2 control batch (control and
+  // transactional bits, the producer's id and epoch, one COMMIT/ABORT record, version 0,
+  // with the coordinator epoch). Refused, nothing written, for an older producer epoch
+  // (kInvalidProducerEpoch) or an older coordinator epoch than the producer's last
+  // marker (kTransactionCoordinatorFenced). It ends the producer's open transaction, if
+  // any; an ABORT of one adds an entry to the active segment's .txnindex. Durability as
+  // append: the caller calls sync() when it must wait for the disk.
+  Result<AppendResult, StorageError> append_marker(const TxnMarker& marker, LeaderEpoch epoch,
+                                                   int64_t now_ms);
   // Asks the SyncService to make everything appended so far durable; `done` runs on
   // the sync thread. Concurrent requests share fdatasyncs (group commit).
   void sync(SyncService::Done done);
@@ -94,6 +117,18 @@ class Log {
       int64_t ts) const;
   // The offset (a batch's last offset) and value of the largest timestamp; nullopt if empty.
   std::optional<std::pair<Offset, int64_t>> max_timestamp_offset() const;
+  // Kafka's firstUnstableOffset: the first offset of the earliest open transaction;
+  // nullopt if none is open. The last stable offset is the smaller of it and the high
+  // watermark. (Kafka also holds it at a transaction whose marker is above the high
+  // watermark; here the high watermark is the log end, so there is no such one.)
+  std::optional<Offset> first_unstable_offset() const {
+    return producers_.first_unstable_offset();
+  }
+  // Kafka's collectAbortedTransactions, for a read_committed fetch of [start, upper):
+  // the aborted transactions with last_offset >= start and first_offset < upper, from
+  // the txn indexes of the segment holding `start` and the later ones, until an entry's
+  // last stable offset reaches `upper`. In offset order of their markers.
+  std::vector<AbortedTxn> aborted_transactions(Offset start, Offset upper) const;
 
   // Deletes segments past retention.ms / retention.bytes / below the log start offset;
   // returns how many. Files are renamed to *.deleted now and unlinked by tick() after
@@ -140,6 +175,9 @@ class Log {
   Result<void, StorageError> trim_epochs();
 
   // Producer state (log_producers.cc).
+  Result<void, StorageError> check_writable() const;
+  // After a write: the files to sync and flush.messages.
+  void note_written(const std::shared_ptr<File>& txn_file = nullptr);
   Result<AppendResult, StorageError> producer_outcome(const ProducerCheck& check,
                                                      const IdempotentBatch& batch) const;
   Result<void, StorageError> take_producer_snapshot(SnapshotSync sync);
@@ -148,8 +186,13 @@ class Log {
   Result<void, StorageError> finish_producer_load(const LogOptions& options);
   Offset load_newest_snapshot(Offset limit, int64_t now_ms);
   Result<void, StorageError> replay_segments(Offset from, Offset until);
-  void replay_entry(Bytes entry);
-  EntryVisitor replay_visitor();
+  // Replays one entry into the producer state; with `aborted`, the entries of the txn
+  // index being rebuilt (recovery) are added to it.
+  void replay_entry(Bytes entry, std::vector<AbortedTxn>* aborted = nullptr);
+  EntryVisitor replay_visitor(std::vector<AbortedTxn>* aborted);
+  // The txn index entry for an ABORT that ended an open transaction (Kafka's
+  // updateTxnIndex with lastStableOffset(completedTxn)).
+  AbortedTxn aborted_entry(const CompletedTxn& txn) const;
   void remove_stray_snapshots();
   void unlink_snapshot(int64_t offset);
   Result<void, StorageError> delete_snapshot_later(Offset offset, int64_t now_ms);

@@ -1,6 +1,6 @@
-// A log's idempotent-producer state: what append answers for a refused or retried
-// batch, producer snapshots (at roll, at close, deleted with their segment), and the
-// rebuild when the log loads (docs/formats/producer-snapshot.md).
+// A log's producer state: what append answers for a refused or retried batch, producer
+// snapshots (at roll, at close, deleted with their segment), and the rebuild when the
+// log loads, open transactions and txn indexes included (docs/formats/producer-snapshot.md).
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,6 +44,10 @@ Result<AppendResult, StorageError> Log::producer_outcome(const ProducerCheck& ch
   if (check.error == ProducerErrc::kInvalidProducerEpoch) {
     return fail(storage_error(StorageErrc::kInvalidProducerEpoch,
                               who + " is older than its current epoch " + std::to_string(epoch)));
+  }
+  if (check.error == ProducerErrc::kInvalidTxnState) {
+    return fail(storage_error(StorageErrc::kInvalidTxnState,
+                              who + ": non-transactional batch inside its open transaction"));
   }
   const int32_t last = entry ? entry->last_sequence().value() : -1;
   return fail(storage_error(StorageErrc::kOutOfOrderSequence,
@@ -114,17 +118,27 @@ Offset Log::load_newest_snapshot(Offset limit, int64_t now_ms) {
   return Offset(0);
 }
 
-void Log::replay_entry(Bytes entry) {
+// As Kafka's REPLICATION origin: no checks. A marker ends its producer's transaction;
+// an ABORT of an open one is recorded in `aborted` when a txn index is being rebuilt.
+void Log::replay_entry(Bytes entry, std::vector<AbortedTxn>* aborted) {
   if (entry.size() <= kMagicPos || int8_t(entry[kMagicPos]) != kMagicV2) return;  // no producers
   auto batch = frame_batch(entry);
   if (!batch || batch->last_offset() < producers_end_) return;
-  producers_.replay(*batch);
   producers_end_ = Offset(batch->last_offset().value() + 1);
+  if (!batch->is_control()) {
+    producers_.replay(*batch);
+    return;
+  }
+  if (batch->producer_id().value() < 0) return;
+  const std::optional<EndTxn> marker = EndTxn::of(*batch);
+  if (!marker) return;  // an empty control batch or another control type
+  const auto completed = producers_.end_txn(*marker, batch->base_offset());
+  if (completed && completed->aborted && aborted) aborted->push_back(aborted_entry(*completed));
 }
 
-EntryVisitor Log::replay_visitor() {
+EntryVisitor Log::replay_visitor(std::vector<AbortedTxn>* aborted) {
   if (!replaying_producers_) return {};
-  return [this](Bytes entry) { replay_entry(entry); };
+  return [this, aborted](Bytes entry) { replay_entry(entry, aborted); };
 }
 
 // Replays the batches in [from, until) of segments whose data is trusted (read by
@@ -145,18 +159,27 @@ Result<void, StorageError> Log::replay_segments(Offset from, Offset until) {
 
 // Before recovery: loads the newest snapshot the shutdown lets us trust (at or below the
 // recovery point after an unclean one) and replays the trusted segments after it, up to
-// the first segment recovery will read, which replays the rest. With no snapshot file
-// at all after a clean shutdown, the log is taken to have no producer state (Kafka's
-// shortcut for logs written before producer state existed).
+// the first segment recovery will read, which replays the rest. Recovery rebuilds the
+// txn index of each segment it reads, which needs the transactions open at the first
+// one's base: so the snapshot is one at or below that base, and recovery replays its
+// segments whole (as Kafka's recoverSegment does, below the log start offset too). With
+// no snapshot file at all after a clean shutdown and nothing to recover, the log is
+// taken to have no producer state (Kafka's shortcut for logs written before producer
+// state existed).
 Result<void, StorageError> Log::begin_producer_load(const LogOptions& options,
                                                     std::optional<Offset> recovery_base) {
-  replaying_producers_ = !(snapshots_.empty() && options.clean_shutdown);
+  replaying_producers_ = recovery_base || !(snapshots_.empty() && options.clean_shutdown);
   if (!replaying_producers_) return {};
-  const Offset limit = options.clean_shutdown ? Offset(INT64_MAX) : options.recovery_point;
+  Offset limit = options.clean_shutdown ? Offset(INT64_MAX) : options.recovery_point;
+  if (recovery_base) limit = std::min(limit, *recovery_base);
   const Offset first = segments_.empty() ? Offset(0) : Offset(segments_.begin()->first);
   producers_end_ = std::max({load_newest_snapshot(limit, options.now_ms), first,
                              options.log_start_offset});
-  return replay_segments(producers_end_, recovery_base.value_or(Offset(INT64_MAX)));
+  if (auto r = replay_segments(producers_end_, recovery_base.value_or(Offset(INT64_MAX))); !r) {
+    return r;
+  }
+  if (recovery_base && producers_end_ > *recovery_base) producers_end_ = *recovery_base;
+  return {};
 }
 
 // After recovery: if recovery cut the log below the loaded snapshot, that snapshot

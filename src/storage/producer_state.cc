@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "record/control.h"
+
 namespace strata::storage {
 
 namespace {
@@ -33,7 +35,29 @@ IdempotentBatch IdempotentBatch::of(const record::BatchView& batch) {
   b.last_sequence = batch.last_sequence();
   b.offset_delta = batch.last_offset_delta();
   b.max_timestamp = batch.max_timestamp();
+  b.transactional = batch.is_transactional();
   return b;
+}
+
+std::optional<EndTxn> EndTxn::of(const record::BatchView& batch) {
+  std::vector<uint8_t> scratch;
+  auto records = record::uncompressed_records(batch, scratch);
+  if (!records) return std::nullopt;
+  record::RecordCursor cursor(*records, batch.record_count());
+  record::RecordView r;
+  auto more = cursor.next(r);
+  if (!more || !*more) return std::nullopt;
+  auto key = record::parse_control_key(r.key);
+  if (!key || !key->is_end_txn()) return std::nullopt;
+  auto marker = record::parse_end_txn_marker(*key, r.value);
+  if (!marker) return std::nullopt;
+  EndTxn m;
+  m.producer_id = batch.producer_id();
+  m.epoch = batch.producer_epoch();
+  m.coordinator_epoch = marker->coordinator_epoch;
+  m.commit = marker->type == record::ControlType::kCommit;
+  m.timestamp = batch.timestamp_of(r);
+  return m;
 }
 
 Sequence ProducerEntry::last_sequence() const {
@@ -51,6 +75,24 @@ void ProducerEntry::add_batch(ProducerEpoch batch_epoch, const ProducerBatch& ba
   }
   batches_[count_++] = batch;
   last_timestamp = batch.max_timestamp;
+}
+
+void ProducerEntry::add_data_batch(const IdempotentBatch& batch, Offset last_offset) {
+  add_batch(batch.epoch,
+            {batch.last_sequence, last_offset, batch.offset_delta, batch.max_timestamp});
+  if (batch.transactional && current_txn_first_offset.value() < 0) {
+    current_txn_first_offset = Offset(last_offset.value() - batch.offset_delta);
+  }
+}
+
+void ProducerEntry::end_txn(const EndTxn& marker) {
+  if (marker.epoch != epoch) {
+    epoch = marker.epoch;
+    count_ = 0;
+  }
+  coordinator_epoch = marker.coordinator_epoch;
+  current_txn_first_offset = Offset(-1);
+  last_timestamp = marker.timestamp;
 }
 
 const ProducerBatch* ProducerEntry::find_duplicate(const IdempotentBatch& batch) const {
@@ -87,28 +129,85 @@ const ProducerEntry* ProducerState::find(ProducerId id) const {
   return it == producers_.end() ? nullptr : &it->second;
 }
 
-ProducerCheck ProducerState::check(const IdempotentBatch& batch,
-                                   const ProducerEntry* pending) const {
+ProducerCheck ProducerState::check(const IdempotentBatch& batch, const ProducerEntry* pending,
+                                   AppendOrigin origin) const {
   assert(batch.producer_id.value() >= 0);
   static const ProducerEntry kUnknown;
   const ProducerEntry* committed = find(batch.producer_id);
   ProducerCheck c;
   // Kafka looks for a duplicate among the written batches only, before any other check.
-  if (committed != nullptr) {
+  const bool client = origin == AppendOrigin::kClient;
+  if (client && committed != nullptr) {
     if (const ProducerBatch* dup = committed->find_duplicate(batch)) {
       c.duplicate = *dup;
       return c;
     }
   }
   const ProducerEntry& updated = pending ? *pending : committed ? *committed : kUnknown;
-  c.error = check_sequence(updated, committed ? committed->epoch : kNoProducerEpoch, batch);
+  if (client) {
+    c.error = check_sequence(updated, committed ? committed->epoch : kNoProducerEpoch, batch);
+  } else if (batch.epoch < updated.epoch) {
+    c.error = ProducerErrc::kInvalidProducerEpoch;
+  }
+  // Kafka's appendDataBatch: no non-transactional data inside an open transaction.
+  if (c.error == ProducerErrc::kNone && !batch.transactional &&
+      updated.current_txn_first_offset.value() >= 0) {
+    c.error = ProducerErrc::kInvalidTxnState;
+  }
   return c;
 }
 
 void ProducerState::update(const IdempotentBatch& batch, Offset last_offset) {
   assert(batch.producer_id.value() >= 0);
-  producers_[batch.producer_id].add_batch(
-      batch.epoch, {batch.last_sequence, last_offset, batch.offset_delta, batch.max_timestamp});
+  ProducerEntry& entry = producers_[batch.producer_id];
+  const Offset before = entry.current_txn_first_offset;
+  entry.add_data_batch(batch, last_offset);
+  track_txn(batch.producer_id, before, entry.current_txn_first_offset);
+}
+
+void ProducerState::put(ProducerId id, const ProducerEntry& entry) {
+  ProducerEntry& slot = producers_[id];
+  const Offset before = slot.current_txn_first_offset;
+  slot = entry;
+  track_txn(id, before, entry.current_txn_first_offset);
+}
+
+void ProducerState::track_txn(ProducerId id, Offset before, Offset after) {
+  if (before == after) return;
+  if (before.value() >= 0) ongoing_.erase(before);
+  if (after.value() >= 0) ongoing_[after] = id;
+}
+
+ProducerErrc ProducerState::check_marker(const EndTxn& marker) const {
+  const ProducerEntry* entry = find(marker.producer_id);
+  if (entry == nullptr) return ProducerErrc::kNone;
+  if (marker.epoch < entry->epoch) return ProducerErrc::kInvalidProducerEpoch;
+  if (entry->coordinator_epoch > marker.coordinator_epoch) {
+    return ProducerErrc::kTransactionCoordinatorFenced;
+  }
+  return ProducerErrc::kNone;
+}
+
+std::optional<CompletedTxn> ProducerState::end_txn(const EndTxn& marker, Offset offset) {
+  assert(marker.producer_id.value() >= 0);
+  ProducerEntry& entry = producers_[marker.producer_id];
+  const Offset first = entry.current_txn_first_offset;
+  entry.end_txn(marker);
+  track_txn(marker.producer_id, first, entry.current_txn_first_offset);
+  if (first.value() < 0) return std::nullopt;
+  return CompletedTxn{marker.producer_id, first, offset, !marker.commit};
+}
+
+Offset ProducerState::last_stable_offset(const CompletedTxn& txn) const {
+  for (const auto& [first, id] : ongoing_) {
+    if (id != txn.producer_id) return first;
+  }
+  return Offset(txn.last_offset.value() + 1);
+}
+
+std::optional<Offset> ProducerState::first_unstable_offset() const {
+  if (ongoing_.empty()) return std::nullopt;
+  return ongoing_.begin()->first;
 }
 
 void ProducerState::replay(const record::BatchView& batch) {
@@ -136,17 +235,16 @@ std::vector<std::pair<ProducerId, const ProducerEntry*>> ProducerState::sorted()
 }
 
 ProducerCheck ProducerAppend::stage(const ProducerState& state, const IdempotentBatch& batch,
-                                    Offset last_offset) {
+                                    Offset last_offset, AppendOrigin origin) {
   auto it = std::find_if(staged_.begin(), staged_.end(),
                          [&](const Staged& s) { return s.id == batch.producer_id; });
-  ProducerCheck c = state.check(batch, it == staged_.end() ? nullptr : &it->entry);
+  ProducerCheck c = state.check(batch, it == staged_.end() ? nullptr : &it->entry, origin);
   if (c.duplicate || c.error != ProducerErrc::kNone) return c;
   if (it == staged_.end()) {
     const ProducerEntry* committed = state.find(batch.producer_id);
     it = staged_.insert(staged_.end(), {batch.producer_id, committed ? *committed : ProducerEntry{}});
   }
-  it->entry.add_batch(batch.epoch, {batch.last_sequence, last_offset, batch.offset_delta,
-                                    batch.max_timestamp});
+  it->entry.add_data_batch(batch, last_offset);
   return c;
 }
 

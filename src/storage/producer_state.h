@@ -1,15 +1,14 @@
-// A partition's idempotent-producer state, as Kafka keeps it (ProducerStateManager,
-// ProducerStateEntry, BatchMetadata), and Kafka's rules for a client's idempotent batch
-// (ProducerAppendInfo): duplicates of the last five batches, epochs, sequences.
+// A partition's producer state, as Kafka keeps it (ProducerStateManager,
+// ProducerStateEntry, BatchMetadata), and Kafka's rules for a client's idempotent or
+// transactional batch and for a transaction marker (ProducerAppendInfo): duplicates of
+// the last five batches, epochs, sequences, open transactions, coordinator epochs.
 // docs/formats/producer-snapshot.md describes the state and its snapshot file.
-//
-// Transactions are not handled yet: the fields Kafka keeps for them (coordinator epoch,
-// first offset of the open transaction) are carried and snapshotted, nothing sets them.
 //
 // Threading: owned by a Log, used on its partition's shard only.
 #pragma once
 
 #include <array>
+#include <map>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -27,7 +26,15 @@ enum class ProducerErrc : int16_t {
   kNone = 0,
   kOutOfOrderSequence = 45,   // OUT_OF_ORDER_SEQUENCE_NUMBER
   kInvalidProducerEpoch = 47, // INVALID_PRODUCER_EPOCH (an older, fenced producer)
+  kInvalidTxnState = 48,      // INVALID_TXN_STATE (non-transactional data in a transaction)
+  kTransactionCoordinatorFenced = 52,  // TRANSACTION_COORDINATOR_FENCED (older coordinator)
 };
+
+// Kafka's AppendOrigin, for the producer checks of an append: a client's batches get them
+// all; a coordinator's own writes to its internal topic (transactional offset commits,
+// written with base sequence 0 each time) no duplicate or sequence checks, but still the
+// producer epoch and transaction state checks.
+enum class AppendOrigin : uint8_t { kClient, kCoordinator };
 
 // Kafka's NUM_BATCHES_TO_RETAIN: an idempotent producer has at most 5 requests in flight,
 // so a retry is always one of its last 5 batches.
@@ -58,8 +65,30 @@ struct IdempotentBatch {
   Sequence last_sequence = kNoSequence;  // wraps past INT32_MAX to 0
   int32_t offset_delta = 0;              // the batch's lastOffsetDelta
   int64_t max_timestamp = -1;
+  bool transactional = false;            // attributes bit 4
 
   static IdempotentBatch of(const record::BatchView& batch);
+};
+
+// An end-transaction marker (the one record of a control batch) with its batch's fields.
+struct EndTxn {
+  ProducerId producer_id = kNoProducerId;
+  ProducerEpoch epoch = kNoProducerEpoch;
+  int32_t coordinator_epoch = 0;
+  bool commit = true;
+  int64_t timestamp = -1;  // the marker record's timestamp
+
+  // The marker of a control batch; nullopt for an empty control batch (its transaction
+  // was cleaned away) or one whose record is not a COMMIT/ABORT marker.
+  static std::optional<EndTxn> of(const record::BatchView& batch);
+};
+
+// Kafka's CompletedTxn: a transaction a marker ended.
+struct CompletedTxn {
+  ProducerId producer_id;
+  Offset first_offset;  // of its first data batch
+  Offset last_offset;   // the marker's offset
+  bool aborted = false;
 };
 
 // Kafka's ProducerStateEntry: one producer's epoch and its last batches, oldest first.
@@ -77,6 +106,12 @@ class ProducerEntry {
   // Kafka's addBatch: a different epoch drops the old epoch's batches; only the last
   // kProducerBatchesRetained are kept.
   void add_batch(ProducerEpoch batch_epoch, const ProducerBatch& batch);
+  // add_batch for a data batch whose last offset is `last_offset`; a transactional one
+  // opens a transaction at its first offset if none is open (Kafka's appendDataBatch).
+  void add_data_batch(const IdempotentBatch& batch, Offset last_offset);
+  // Kafka's ProducerStateEntry.update for a marker: a new epoch drops the batches; the
+  // coordinator epoch is recorded; no transaction is open after it.
+  void end_txn(const EndTxn& marker);
   // The retained batch with the same epoch and first and last sequence, if any.
   const ProducerBatch* find_duplicate(const IdempotentBatch& batch) const;
 
@@ -93,7 +128,7 @@ struct ProducerCheck {
   std::optional<ProducerBatch> duplicate;
 };
 
-// Kafka's checkProducerEpoch + checkSequence for a client's non-transactional batch.
+// Kafka's checkProducerEpoch + checkSequence for a client's data batch.
 // `updated` is the producer's entry including batches checked earlier in the same append
 // (or its committed entry); `committed_epoch` is the epoch before this append began
 // (kNoProducerEpoch for a producer not in the state).
@@ -103,28 +138,51 @@ ProducerErrc check_sequence(const ProducerEntry& updated, ProducerEpoch committe
 class ProducerState {
  public:
   const ProducerEntry* find(ProducerId id) const;
-  // Checks a client's batch against the state: duplicate, error, or fine. `pending`, if
-  // given, is the producer's entry with the earlier batches of the same append.
-  ProducerCheck check(const IdempotentBatch& batch, const ProducerEntry* pending = nullptr) const;
+  // Checks a client's batch against the state: duplicate, error, or fine (epoch and
+  // sequence, then no non-transactional data inside an open transaction: Kafka's
+  // appendDataBatch). `pending`, if given, is the producer's entry with the earlier
+  // batches of the same append.
+  ProducerCheck check(const IdempotentBatch& batch, const ProducerEntry* pending = nullptr,
+                      AppendOrigin origin = AppendOrigin::kClient) const;
   // Records a written batch whose last offset is `last_offset` (no checks: used after a
   // successful append, and to replay the log, as Kafka's REPLICATION origin does).
   void update(const IdempotentBatch& batch, Offset last_offset);
-  // Replays one batch of the log: an idempotent data batch updates its producer; other
-  // batches (no producer id, control batches until transactions exist) change nothing.
+  // Replays one data batch of the log: a batch with a producer id updates its producer;
+  // others change nothing. Control batches go to end_txn.
   void replay(const record::BatchView& batch);
+  // Kafka's appendEndTxnMarker checks for a marker the broker is about to write: an
+  // older producer epoch, or an older coordinator epoch than the producer's last marker.
+  ProducerErrc check_marker(const EndTxn& marker) const;
+  // Applies a written marker at `offset` (no checks); the transaction it ended, if the
+  // producer had one open (Kafka emits none for an empty transaction).
+  std::optional<CompletedTxn> end_txn(const EndTxn& marker, Offset offset);
+  // Kafka's lastStableOffset(completedTxn): the first offset of the earliest open
+  // transaction of another producer, else the marker's offset + 1.
+  Offset last_stable_offset(const CompletedTxn& txn) const;
+  // The first offset of the earliest open transaction; nullopt if none is open.
+  std::optional<Offset> first_unstable_offset() const;
+  // Open transactions: first offset -> producer (Kafka's ongoingTxns).
+  const std::map<Offset, ProducerId>& ongoing() const { return ongoing_; }
   // Sets a producer's whole entry (a snapshot being loaded, an append being committed).
-  void put(ProducerId id, const ProducerEntry& entry) { producers_[id] = entry; }
+  void put(ProducerId id, const ProducerEntry& entry);
   // Forgets producers idle for `expiration_ms` or more (by their last batch's timestamp)
   // that have no open transaction; returns how many.
   size_t remove_expired(int64_t now_ms, int64_t expiration_ms);
-  void clear() { producers_.clear(); }
+  void clear() {
+    producers_.clear();
+    ongoing_.clear();
+  }
   size_t size() const { return producers_.size(); }
   bool empty() const { return producers_.empty(); }
   // The entries by increasing producer id (the order snapshots are written in).
   std::vector<std::pair<ProducerId, const ProducerEntry*>> sorted() const;
 
  private:
+  // Keeps ongoing_ in step when a producer's open transaction changes.
+  void track_txn(ProducerId id, Offset before, Offset after);
+
   std::unordered_map<ProducerId, ProducerEntry> producers_;
+  std::map<Offset, ProducerId> ongoing_;
 };
 
 // Kafka's isProducerExpired.
@@ -138,7 +196,8 @@ class ProducerAppend {
  public:
   // Checks `batch`, which will be written with `last_offset` as its last offset; stages
   // it when it passes (not when it is a duplicate or refused).
-  ProducerCheck stage(const ProducerState& state, const IdempotentBatch& batch, Offset last_offset);
+  ProducerCheck stage(const ProducerState& state, const IdempotentBatch& batch, Offset last_offset,
+                      AppendOrigin origin = AppendOrigin::kClient);
   // Applies the staged batches; clears.
   void commit(ProducerState& state);
   void clear() { staged_.clear(); }

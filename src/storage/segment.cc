@@ -51,8 +51,11 @@ Result<std::unique_ptr<Segment>, StorageError> Segment::create(const std::string
                                size_t(config.segment_index_bytes), true);
   if (!times) return fail(times.error());
   times->clear();
+  auto txns = TxnIndex::create(path_of(dir, base, kTxnIndexSuffix), base);
+  if (!txns) return fail(txns.error());
   std::unique_ptr<Segment> s(new Segment(dir, base, std::move(*log), std::move(*offsets),
                                          std::move(*times), 0, now_ms));
+  s->txns_ = std::move(*txns);
   s->index_interval_bytes_ = config.index_interval_bytes;
   return s;
 }
@@ -74,8 +77,11 @@ Result<std::unique_ptr<Segment>, StorageError> Segment::open(const std::string& 
   if (!offsets) return fail(offsets.error());
   auto times = TimeIndex::open(time_path, base, size_t(config.segment_index_bytes), writable);
   if (!times) return fail(times.error());
+  auto txns = TxnIndex::open(path_of(dir, base, kTxnIndexSuffix), base, *size);
+  if (!txns) return fail(txns.error());
   std::unique_ptr<Segment> s(new Segment(dir, base, std::move(*log), std::move(*offsets),
                                          std::move(*times), *size, now_ms));
+  s->txns_ = std::move(*txns);
   s->index_interval_bytes_ = config.index_interval_bytes;
   s->needs_recovery_ = missing;
   s->writable_indexes_ = writable;
@@ -222,7 +228,8 @@ Result<uint64_t, StorageError> Segment::indexed_boundary(uint64_t begin, uint64_
 
 Result<void, StorageError> Segment::sanity_check() const {
   if (auto r = offsets_.sanity_check(); !r) return r;
-  return times_.sanity_check();
+  if (auto r = times_.sanity_check(); !r) return r;
+  return txns_->sanity_check(next_offset_);
 }
 
 Result<void, StorageError> Segment::on_become_inactive() {
@@ -234,7 +241,8 @@ Result<void, StorageError> Segment::on_become_inactive() {
 Result<void, StorageError> Segment::flush() {
   if (auto r = log_->datasync(); !r) return r;
   if (auto r = offsets_.flush(); !r) return r;
-  return times_.flush();
+  if (auto r = times_.flush(); !r) return r;
+  return txns_->flush();
 }
 
 Result<void, StorageError> Segment::rename_all(const std::string& suffix) {
@@ -242,6 +250,7 @@ Result<void, StorageError> Segment::rename_all(const std::string& suffix) {
   if (auto r = rename_file(log_from, path_of(dir_, base_, kLogSuffix) + suffix); !r) return r;
   if (auto r = offsets_.rename(path_of(dir_, base_, kIndexSuffix) + suffix); !r) return r;
   if (auto r = times_.rename(path_of(dir_, base_, kTimeIndexSuffix) + suffix); !r) return r;
+  if (auto r = txns_->rename(suffix); !r) return r;
   suffix_ = suffix;
   return {};
 }
@@ -250,6 +259,7 @@ void Segment::remove_files() {
   ::unlink(log_path().c_str());
   ::unlink(offsets_.path().c_str());
   ::unlink(times_.path().c_str());
+  txns_->remove_file();
 }
 
 }  // namespace strata::storage

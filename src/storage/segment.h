@@ -1,5 +1,6 @@
 // One segment of a partition log: `<base>.log` holding whole batches back to back,
-// with its `.index` and `.timeindex` (docs/formats/segments.md). The log appends to the
+// with its `.index`, `.timeindex` and `.txnindex` (docs/formats/segments.md,
+// docs/formats/txn-index.md). The log appends to the
 // last ("active") segment only; older segments are read-only.
 //
 // Threading: owned by the partition's shard; not thread-safe. The `.log` File is shared
@@ -21,6 +22,7 @@
 #include "storage/log_config.h"
 #include "storage/offset_index.h"
 #include "storage/time_index.h"
+#include "storage/txn_index.h"
 
 namespace strata::storage {
 
@@ -65,8 +67,8 @@ class Segment {
   static Result<std::unique_ptr<Segment>, StorageError> create(const std::string& dir, Offset base,
                                                                const LogConfig& config,
                                                                int64_t now_ms);
-  // An existing segment. Indexes are loaded as they are; `sanity_check()` tells whether
-  // they can be trusted, else the caller runs `recover()`. `active` keeps the indexes
+  // An existing segment. Indexes are loaded as they are (the txn index read whole);
+  // `sanity_check()` tells whether they can be trusted, else the caller runs `recover()`. `active` keeps the indexes
   // preallocated for appends.
   static Result<std::unique_ptr<Segment>, StorageError> open(const std::string& dir, Offset base,
                                                              const LogConfig& config, bool active,
@@ -81,6 +83,10 @@ class Segment {
   int64_t max_timestamp() const { return max_timestamp_; }
   Offset offset_of_max_timestamp() const { return offset_of_max_timestamp_; }
   const std::shared_ptr<File>& log_file() const { return log_; }
+  // The aborted transactions whose markers are in this segment. The log appends to it
+  // after writing an ABORT marker, and while recovery replays the segment.
+  TxnIndex& txn_index() { return *txns_; }
+  const TxnIndex& txn_index() const { return *txns_; }
   std::string log_path() const;
 
   // Appends whole, stamped batches with one write, then their index entries.
@@ -103,9 +109,10 @@ class Segment {
   Result<std::optional<std::pair<Offset, int64_t>>, StorageError> find_by_timestamp(
       int64_t ts, Offset start_offset) const;
 
-  // Validates every batch from the start, rebuilds both indexes and truncates the file
-  // after the last valid batch. `visit`, if set, sees each entry that validated (so the
-  // log rebuilds its producer state in the same pass).
+  // Validates every batch from the start, rebuilds the offset and time indexes, empties
+  // the txn index and truncates the file after the last valid batch. `visit`, if set,
+  // sees each entry that validated (so the log rebuilds its producer state and the txn
+  // index in the same pass).
   Result<RecoveryStats, StorageError> recover(const LogConfig& config,
                                               const EntryVisitor& visit = {});
   // Visits the entries from the one holding `from` to the end, as the file holds them
@@ -118,7 +125,7 @@ class Segment {
   bool needs_recovery() const { return needs_recovery_; }
   // Called when a newer segment takes over: final time-index entry, indexes trimmed.
   Result<void, StorageError> on_become_inactive();
-  // fdatasync of the log, msync of the indexes.
+  // fdatasync of the log and the txn index, msync of the other indexes.
   Result<void, StorageError> flush();
   // Renames every file with `suffix` appended (".deleted" before an async delete).
   Result<void, StorageError> rename_all(const std::string& suffix);
@@ -141,6 +148,7 @@ class Segment {
   std::shared_ptr<File> log_;
   OffsetIndex offsets_;
   TimeIndex times_;
+  std::unique_ptr<TxnIndex> txns_;
   uint64_t size_ = 0;
   Offset next_offset_;
   int64_t max_timestamp_ = -1;

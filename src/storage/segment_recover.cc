@@ -60,6 +60,7 @@ Result<RecoveryStats, StorageError> Segment::recover(const LogConfig& config,
   needs_recovery_ = false;
   offsets_.clear();
   times_.clear();
+  if (auto r = txns_->reset(); !r) return fail(r.error());
   max_timestamp_ = -1;
   offset_of_max_timestamp_ = base_;
   next_offset_ = base_;
