@@ -1,5 +1,6 @@
 #include "group/records.h"
 
+#include "common/java_hash.h"
 #include "protocol/message.h"
 
 namespace strata::group {
@@ -166,36 +167,7 @@ Result<GroupValue, std::string> decode_group_value(Bytes value) {
 }
 
 int32_t partition_for_group(const std::string& group, int32_t partitions) {
-  // UTF-8 -> UTF-16 code units, hashed as Java's String.hashCode (32-bit wraparound).
-  uint32_t h = 0;
-  auto add = [&h](uint32_t unit) { h = h * 31 + unit; };
-  for (size_t i = 0; i < group.size();) {
-    const uint8_t c = uint8_t(group[i]);
-    uint32_t cp = c;
-    size_t n = 1;
-    if (c >= 0xF0 && i + 3 < group.size()) {
-      n = 4;
-      cp = (c & 0x07u) << 18 | (uint8_t(group[i + 1]) & 0x3Fu) << 12 |
-           (uint8_t(group[i + 2]) & 0x3Fu) << 6 | (uint8_t(group[i + 3]) & 0x3Fu);
-    } else if (c >= 0xE0 && i + 2 < group.size()) {
-      n = 3;
-      cp = (c & 0x0Fu) << 12 | (uint8_t(group[i + 1]) & 0x3Fu) << 6 | (uint8_t(group[i + 2]) & 0x3Fu);
-    } else if (c >= 0xC0 && i + 1 < group.size()) {
-      n = 2;
-      cp = (c & 0x1Fu) << 6 | (uint8_t(group[i + 1]) & 0x3Fu);
-    }
-    if (cp >= 0x10000) {
-      cp -= 0x10000;
-      add(0xD800 + (cp >> 10));
-      add(0xDC00 + (cp & 0x3FF));
-    } else {
-      add(cp);
-    }
-    i += n;
-  }
-  const int32_t hash = int32_t(h);
-  const int32_t abs = hash == INT32_MIN ? 0 : (hash < 0 ? -hash : hash);
-  return abs % partitions;
+  return coordinator_partition(group, partitions);
 }
 
 }  // namespace strata::group

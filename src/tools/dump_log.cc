@@ -11,9 +11,11 @@
 #include "tools/dump_index.h"
 #include "tools/dump_log_print.h"
 #include "tools/dump_snapshot.h"
+#include "tools/dump_txn_index.h"
 #include "tools/explain.h"
 #include "tools/mapped_file.h"
 #include "tools/offsets_decoder.h"
+#include "tools/txn_log_decoder.h"
 
 namespace strata::tools {
 
@@ -41,12 +43,15 @@ struct SegmentDump {
     err << "Error in " << path << " at position " << position << ": " << what << ": "
         << to_string(e) << "\n";
   }
-  // Kafka's offsets decoder stops the whole dump on a record without a key; we report it
-  // and go on.
+  // Kafka's offsets and transaction-log decoders stop the whole dump on a record without
+  // a key; we report it and go on.
   void check_key(size_t position, int64_t offset, bool has_key, bool control) {
-    if (data != DataFormat::kOffsets || has_key || control) return;
+    if (has_key || control) return;
+    if (data != DataFormat::kOffsets && data != DataFormat::kTxnLog) return;
     err << "Error in " << path << " at position " << position << ": "
-        << offsets_missing_key_message(offset) << "\n";
+        << (data == DataFormat::kOffsets ? offsets_missing_key_message(offset)
+                                         : txn_log_missing_key_message(offset))
+        << "\n";
   }
 
   void v2_entry(const LogEntry& e);
@@ -150,6 +155,11 @@ std::string suffix_of(const std::string& path) {
 }  // namespace
 
 int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream& err) {
+  const bool print_data =
+      options.print_data_log || options.offsets_decoder || options.transaction_log_decoder;
+  const DataFormat data = options.offsets_decoder           ? DataFormat::kOffsets
+                          : options.transaction_log_decoder ? DataFormat::kTxnLog
+                                                            : DataFormat::kText;
   int status = 0;
   std::vector<SegmentDump> dumps;
   dumps.reserve(options.files.size());
@@ -169,14 +179,17 @@ int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream&
       status |= dump_producer_snapshot(path, out, err);
       continue;
     }
+    if (suffix == storage::kTxnIndexSuffix) {
+      status |= dump_txn_index(path, out, err);
+      continue;
+    }
     if (suffix != ".log") {
       err << "Ignoring unknown file " << path << "\n";
       continue;
     }
     SegmentDump& d = dumps.emplace_back(SegmentDump{options, out, err, path});
-    const bool print_data = options.print_data_log || options.offsets_decoder;
     d.deep = options.deep_iteration || print_data;
-    if (print_data) d.data = options.offsets_decoder ? DataFormat::kOffsets : DataFormat::kText;
+    if (print_data) d.data = data;
     status |= dump_segment(d);
   }
   index_errors.print(err);

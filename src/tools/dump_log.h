@@ -23,6 +23,9 @@ struct DumpLogOptions {
   bool explain = false;         // byte map of each batch (Strata's addition)
   // Keys and payloads decoded as __consumer_offsets records; implies print_data_log.
   bool offsets_decoder = false;
+  // Keys and payloads decoded as __transaction_state records; implies print_data_log.
+  // offsets_decoder wins when both are set, as in Kafka.
+  bool transaction_log_decoder = false;
   int64_t max_bytes = kDumpMaxBytesDefault;  // read at most this many bytes of each .log
   // .index/.timeindex: check entries against the log but print none of them.
   bool verify_index_only = false;
@@ -32,10 +35,11 @@ struct DumpLogOptions {
   int64_t max_message_size = kDumpMaxMessageSizeDefault;
 };
 
-// Dumps every file in order (.log, .index, .timeindex, .snapshot); summaries (index
-// mismatches, then non-consecutive offsets) go to `err` at the end. Returns 0, or 1 if a
-// file could not be read at all, a producer snapshot failed its checks, or an index
-// failed --index-sanity-check. Corrupt data is reported in the output, never fatal.
+// Dumps every file in order (.log, .index, .timeindex, .snapshot, .txnindex); summaries
+// (index mismatches, then non-consecutive offsets) go to `err` at the end. Returns 0, or
+// 1 if a file could not be read at all, a producer snapshot or a transaction index failed
+// its checks, or an index failed --index-sanity-check. Corrupt data is reported in the
+// output, never fatal.
 int run_dump_log(const DumpLogOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace strata::tools

@@ -4,6 +4,7 @@
 
 #include "record/control.h"
 #include "tools/offsets_decoder.h"
+#include "tools/txn_log_decoder.h"
 
 namespace strata::tools {
 
@@ -68,7 +69,7 @@ std::string control_part(const RecordView& r) {
   return fmt::format(" controlType: UNKNOWN({})", key->type);
 }
 
-// A record without a key shows nothing with kOffsets (the caller reports it).
+// A record without a key shows nothing with kOffsets or kTxnLog (the caller reports it).
 void append_data(std::string& line, DataFormat data, int64_t offset,
                  const std::optional<Bytes>& key, const std::optional<Bytes>& value) {
   if (data == DataFormat::kText) {
@@ -76,6 +77,10 @@ void append_data(std::string& line, DataFormat data, int64_t offset,
     if (value) line += " payload: " + decode_utf8_lossy(*value);
   } else if (data == DataFormat::kOffsets && key) {
     const DecodedOffsetsRecord d = decode_offsets_record(*key, value, offset);
+    if (d.key) line += " key: " + *d.key;
+    if (d.payload) line += " payload: " + *d.payload;
+  } else if (data == DataFormat::kTxnLog && key) {
+    const DecodedTxnLogRecord d = decode_txn_log_record(*key, value, offset);
     if (d.key) line += " key: " + *d.key;
     if (d.payload) line += " payload: " + *d.payload;
   }

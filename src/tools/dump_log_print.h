@@ -12,9 +12,10 @@
 namespace strata::tools {
 
 // What a record line shows of its key and value: nothing, the bytes as text (Kafka's
-// default StringDecoder, --print-data-log), or __consumer_offsets records decoded
-// (--offsets-decoder, offsets_decoder.h).
-enum class DataFormat : uint8_t { kNone, kText, kOffsets };
+// default StringDecoder, --print-data-log), __consumer_offsets records decoded
+// (--offsets-decoder, offsets_decoder.h) or __transaction_state records decoded
+// (--transaction-log-decoder, txn_log_decoder.h).
+enum class DataFormat : uint8_t { kNone, kText, kOffsets, kTxnLog };
 
 // "baseOffset: 0 lastOffset: 1 count: 2 ... isvalid: true"
 std::string v2_batch_line(const record::BatchView& batch, size_t position);

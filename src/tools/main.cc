@@ -13,7 +13,7 @@ namespace {
 void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
   CLI::App* cmd = app.add_subcommand(
       "dump-log", "Print log segments as Kafka's kafka-dump-log.sh does (plus --explain)");
-  cmd->add_option("--files", o.files, "Comma-separated files to dump (.log, .index, .timeindex, .snapshot)")
+  cmd->add_option("--files", o.files, "Comma-separated files to dump (.log, .index, .timeindex, .snapshot, .txnindex)")
       ->required()
       ->delimiter(',');
   cmd->add_flag("--print-data-log", o.print_data_log,
@@ -21,6 +21,9 @@ void add_dump_log(CLI::App& app, strata::tools::DumpLogOptions& o) {
   cmd->add_flag("--deep-iteration", o.deep_iteration, "Print every record, not just batches");
   cmd->add_flag("--offsets-decoder", o.offsets_decoder,
                 "Decode keys and payloads as __consumer_offsets records, as Kafka's JSON "
+                "(implies --print-data-log)");
+  cmd->add_flag("--transaction-log-decoder", o.transaction_log_decoder,
+                "Decode keys and payloads as __transaction_state records, as Kafka's JSON "
                 "(implies --print-data-log)");
   cmd->add_flag("--explain", o.explain,
                 "Print an annotated byte map of every batch: each field's position, hex bytes "

@@ -6,7 +6,7 @@
 
 #include "group/records.h"
 #include "tools/consumer_protocol.h"
-#include "tools/dump_log_print.h"
+#include "tools/json_text.h"
 
 namespace strata::tools {
 
@@ -16,99 +16,16 @@ namespace {
 // metadata, 3-8 KIP-848 consumer groups, 9-15 share groups.
 constexpr int16_t kKeyVersionMax = 15;
 
-// A JSON string as Jackson writes it: the bytes read as UTF-8 (bad bytes become
-// U+FFFD), '"' and '\' escaped, control characters as \b \t \n \f \r or \u00XX
-// (upper-case hex), everything else as is.
-std::string quote(std::string_view s) {
-  const std::string utf8 = decode_utf8_lossy(as_bytes(s));
-  std::string out = "\"";
-  for (const char c : utf8) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (uint8_t(c) < 0x20) {
-          out += fmt::format("\\u{:04X}", unsigned(uint8_t(c)));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+using json::array;
+using json::binary;
+using json::Object;
+using json::quote;
 
-// Standard base64 with padding: how Jackson writes a binary node.
-std::string base64(Bytes b) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 3 <= b.size(); i += 3) {
-    const uint32_t n = uint32_t(b[i]) << 16 | uint32_t(b[i + 1]) << 8 | b[i + 2];
-    for (int shift = 18; shift >= 0; shift -= 6) out += kAlphabet[(n >> shift) & 0x3f];
-  }
-  if (const size_t left = b.size() - i; left > 0) {
-    const uint32_t n = uint32_t(b[i]) << 16 | (left == 2 ? uint32_t(b[i + 1]) << 8 : 0);
-    out += kAlphabet[(n >> 18) & 0x3f];
-    out += kAlphabet[(n >> 12) & 0x3f];
-    out += left == 2 ? kAlphabet[(n >> 6) & 0x3f] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-std::string binary(const std::vector<uint8_t>& b) {
-  return quote(base64(b));
-}
 std::string nullable_binary(const std::optional<std::vector<uint8_t>>& b) {
   return b ? binary(*b) : "null";
 }
 std::string nullable_string(const std::optional<std::string>& s) {
   return s ? quote(*s) : "null";
-}
-
-// One JSON object, built field by field in order.
-class Object {
- public:
-  Object& raw(const char* name, const std::string& json) {
-    text_ += text_.size() > 1 ? ",\"" : "\"";
-    text_ += name;
-    text_ += "\":";
-    text_ += json;
-    return *this;
-  }
-  Object& str(const char* name, std::string_view s) { return raw(name, quote(s)); }
-  Object& num(const char* name, int64_t n) { return raw(name, std::to_string(n)); }
-  std::string done() const { return text_ + "}"; }
-
- private:
-  std::string text_ = "{";
-};
-
-template <class T, class F>
-std::string array(const std::vector<T>& items, F&& each) {
-  std::string out = "[";
-  for (const T& item : items) out += (out.size() > 1 ? "," : "") + each(item);
-  return out + "]";
 }
 
 std::string topic_partitions(const std::vector<ConsumerTopicPartitions>& list) {
