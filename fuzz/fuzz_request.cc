@@ -17,23 +17,41 @@
 #include <optional>
 #include <vector>
 
+#include "protocol/apis/add_offsets_to_txn.h"
+#include "protocol/apis/add_partitions_to_txn.h"
 #include "protocol/apis/alter_configs.h"
 #include "protocol/apis/api_versions.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
+#include "protocol/apis/delete_groups.h"
 #include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_cluster.h"
 #include "protocol/apis/describe_configs.h"
+#include "protocol/apis/describe_groups.h"
 #include "protocol/apis/describe_log_dirs.h"
+#include "protocol/apis/describe_producers.h"
+#include "protocol/apis/describe_transactions.h"
+#include "protocol/apis/end_txn.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/find_coordinator.h"
+#include "protocol/apis/heartbeat.h"
 #include "protocol/apis/incremental_alter_configs.h"
 #include "protocol/apis/init_producer_id.h"
+#include "protocol/apis/join_group.h"
+#include "protocol/apis/leave_group.h"
+#include "protocol/apis/list_groups.h"
 #include "protocol/apis/list_offsets.h"
+#include "protocol/apis/list_transactions.h"
 #include "protocol/apis/metadata.h"
+#include "protocol/apis/offset_commit.h"
+#include "protocol/apis/offset_delete.h"
+#include "protocol/apis/offset_fetch.h"
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
+#include "protocol/apis/sync_group.h"
+#include "protocol/apis/txn_offset_commit.h"
+#include "protocol/apis/write_txn_markers.h"
 #include "protocol/headers.h"
 #include "protocol/message.h"
 
@@ -153,6 +171,24 @@ constexpr Target kTargets[] = {
     STRATA_API(OffsetForLeaderEpoch),
     STRATA_API(InitProducerId),
     STRATA_API(FindCoordinator),
+    STRATA_API(JoinGroup),
+    STRATA_API(SyncGroup),
+    STRATA_API(Heartbeat),
+    STRATA_API(LeaveGroup),
+    STRATA_API(OffsetCommit),
+    STRATA_API(OffsetFetch),
+    STRATA_API(OffsetDelete),
+    STRATA_API(ListGroups),
+    STRATA_API(DescribeGroups),
+    STRATA_API(DeleteGroups),
+    STRATA_API(AddPartitionsToTxn),
+    STRATA_API(AddOffsetsToTxn),
+    STRATA_API(EndTxn),
+    STRATA_API(WriteTxnMarkers),
+    STRATA_API(TxnOffsetCommit),
+    STRATA_API(DescribeProducers),
+    STRATA_API(DescribeTransactions),
+    STRATA_API(ListTransactions),
 };
 #undef STRATA_API
 

@@ -8,6 +8,7 @@
 
 #include "broker/dispatch.h"
 #include "broker/group_log.h"
+#include "broker/txn_log.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
 
@@ -55,6 +56,7 @@ Result<void, std::string> Broker::start() {
   std::string error;
   if (!server_->listen(error)) return fail(error);
   start_groups();
+  start_txns();
   server_->start();
   start_maintenance();
   const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -77,6 +79,56 @@ void Broker::start_groups() {
       config_.groups, partitions, *group_log_,
       [this](int32_t p) { return asio::any_io_executor(shard(offsets_partition_shard(p)).get_executor()); });
   if (existing) load_groups(*this, *groups_);
+}
+
+// As start_groups, for __transaction_state. Transactions left between prepare and
+// complete by a crash are completed (markers rewritten) once the shards run.
+void Broker::start_txns() {
+  txn::TxnConfig c = config_.txns;
+  if (auto existing = topics_.get(txn::kTransactionTopic)) c.state_log_num_partitions = existing->partitions;
+  txn_log_ = std::make_unique<TxnStateLog>(*this);
+  txn_markers_ = std::make_unique<BrokerMarkers>(*this);
+  txns_ = std::make_unique<txn::TxnCoordinator>(
+      c, *txn_log_, *txn_markers_,
+      [this](int32_t p) { return asio::any_io_executor(shard(txn_partition_shard(p)).get_executor()); },
+      [this]() -> Result<int64_t, std::string> {
+        auto id = producer_ids_.next();
+        if (!id) return fail(id.error());
+        return id->value();
+      },
+      [] { return group::wall_ms(); });
+  if (topics_.get(txn::kTransactionTopic)) {
+    txn_topic_ready_ = true;
+    load_txns(*this, *txns_);
+  }
+  for (int32_t p = 0; p < txns_->partitions(); ++p) {
+    asio::post(shard(txn_partition_shard(p)), [this, p] { txns_->finish_load(p); });
+  }
+}
+
+bool Broker::ensure_txn_topic() {
+  if (txn_topic_ready_.load(std::memory_order_acquire)) return true;
+  std::lock_guard lock(offsets_topic_mu_);
+  if (!topics_.get(txn::kTransactionTopic)) {
+    // Kafka's settings for the internal topic: compacted, its own segment size.
+    const std::map<std::string, std::string> configs = {
+        {"cleanup.policy", "compact"},
+        {"compression.type", "producer"},
+        {"segment.bytes", std::to_string(config_.txns.state_log_segment_bytes)}};
+    auto created = create_topic(txn::kTransactionTopic, txns_->partitions(), configs, false);
+    if (!created) spdlog::error("cannot create {}: {}", txn::kTransactionTopic, created.error().second);
+  }
+  const bool ready = topics_.get(txn::kTransactionTopic).has_value();
+  txn_topic_ready_.store(ready, std::memory_order_release);
+  return ready;
+}
+
+size_t Broker::txn_partition_shard(int32_t partition) const {
+  return owner_shard({txn::kTransactionTopic, PartitionId(partition)});
+}
+
+size_t Broker::txn_shard(const std::string& transactional_id) const {
+  return txn_partition_shard(txns_->partition_for(transactional_id));
 }
 
 // Called by every group request: once the topic exists, one atomic load (no lock, no

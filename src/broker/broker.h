@@ -17,6 +17,7 @@
 #include "broker/producer_ids.h"
 #include "broker/topics.h"
 #include "group/coordinator.h"
+#include "txn/coordinator.h"
 #include "net/server.h"
 #include "protocol/headers.h"
 #include "storage/log_manager.h"
@@ -65,6 +66,13 @@ class Broker : public net::RequestHandler {
   size_t offsets_partition_shard(int32_t partition) const;
   bool ensure_offsets_topic();
 
+  // The transaction coordinator, likewise on the shard owning the transactional id's
+  // __transaction_state partition; ensure_txn_topic creates that topic on first use.
+  txn::TxnCoordinator& txns() { return *txns_; }
+  size_t txn_shard(const std::string& transactional_id) const;
+  size_t txn_partition_shard(int32_t partition) const;
+  bool ensure_txn_topic();
+
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
   // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
@@ -104,6 +112,7 @@ class Broker : public net::RequestHandler {
 
  private:
   void start_groups();
+  void start_txns();
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
 
@@ -119,6 +128,10 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<group::GroupCoordinator> groups_;
   std::mutex offsets_topic_mu_;
   std::atomic<bool> offsets_topic_ready_{false};
+  std::unique_ptr<txn::TxnLog> txn_log_;
+  std::unique_ptr<txn::MarkerWriter> txn_markers_;
+  std::unique_ptr<txn::TxnCoordinator> txns_;
+  std::atomic<bool> txn_topic_ready_{false};
   std::unique_ptr<asio::steady_timer> maintenance_;
   std::atomic<bool> stopped_{false};
 };

@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "group/config.h"
+#include "txn/config.h"
 #include "storage/log_config.h"
 
 namespace strata::broker {
@@ -31,6 +32,7 @@ struct BrokerConfig {
   std::string topic_creation_policy;          // none yet
   // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
   group::GroupConfig groups;
+  txn::TxnConfig txns;
   // Topic-config defaults derived from the log.* broker settings.
   storage::LogConfig log_defaults;
 

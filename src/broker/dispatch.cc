@@ -45,6 +45,14 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(ListGroups, handle_list_groups),
       STRATA_API(DescribeGroups, handle_describe_groups),
       STRATA_API(DeleteGroups, handle_delete_groups),
+      STRATA_API(AddPartitionsToTxn, handle_add_partitions_to_txn),
+      STRATA_API(AddOffsetsToTxn, handle_add_offsets_to_txn),
+      STRATA_API(EndTxn, handle_end_txn),
+      STRATA_API(WriteTxnMarkers, handle_write_txn_markers),
+      STRATA_API(TxnOffsetCommit, handle_txn_offset_commit),
+      STRATA_API(DescribeProducers, handle_describe_producers),
+      STRATA_API(DescribeTransactions, handle_describe_transactions),
+      STRATA_API(ListTransactions, handle_list_transactions),
 #undef STRATA_API
   };
   return table;

@@ -15,14 +15,17 @@ class GroupLog : public group::OffsetsLog {
   explicit GroupLog(Broker& broker) : broker_(broker) {}
   void append(int32_t partition, std::vector<Record> records,
               std::function<void(int16_t)> done) override;
+  void append_transactional(int32_t partition, int64_t producer_id, int16_t epoch,
+                            std::vector<Record> records,
+                            std::function<void(int16_t)> done) override;
 
  private:
   Broker& broker_;
 };
 
 // Reads every batch of every __consumer_offsets partition (before the broker serves)
-// and hands its records to the coordinator. Control batches are skipped; a batch that
-// fails to decode is logged and skipped, as recovery has already checked CRCs.
+// and hands its records to the coordinator: transactional offset commits as pending,
+// markers ending them, other control batches skipped.
 void load_groups(Broker& broker, group::GroupCoordinator& coordinator);
 
 }  // namespace strata::broker

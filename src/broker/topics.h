@@ -16,6 +16,13 @@
 
 namespace strata::broker {
 
+// Kafka's internal topics: written only by their coordinators, marked internal in
+// Metadata.
+inline bool is_internal_topic(const std::string& name) {
+  return name == "__consumer_offsets" || name == "__transaction_state";
+}
+
+
 struct TopicInfo {
   std::string name;
   protocol::Uuid id;

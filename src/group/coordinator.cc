@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "group/errors.h"
+#include "group/loading.h"
 
 namespace strata::group {
 
@@ -13,11 +14,6 @@ int64_t wall_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// What replay has seen of one partition so far: the last value of every key.
-struct GroupCoordinator::Loading {
-  std::map<std::string, std::optional<GroupValue>> groups;  // nullopt: tombstoned
-  std::map<std::string, std::map<TopicPartitionKey, CommittedOffset>> offsets;
-};
 
 GroupCoordinator::GroupCoordinator(GroupConfig config, int32_t partitions, OffsetsLog& log,
                                    ExecutorFor executor_for)
@@ -168,6 +164,9 @@ void GroupCoordinator::finish_load(int32_t partition) {
     auto gv = loaded->groups.find(id);
     if (gv == loaded->groups.end() || !gv->second) ++count;
     get_or_create(id)->offsets = std::move(offsets);
+  }
+  for (auto& [pid, groups] : loaded->pending) {
+    for (auto& [id, offsets] : groups) get_or_create(id)->pending_txn_offsets[pid] = std::move(offsets);
   }
   for (const auto& [id, g] : groups_[size_t(partition)]) arm(g);
   if (count > 0) spdlog::info("{}-{}: loaded {} groups", kOffsetsTopic, partition, count);

@@ -38,6 +38,11 @@ class OffsetsLog {
   // shard with 0 once they are durable, or the Kafka error code of the failure.
   virtual void append(int32_t partition, std::vector<Record> records,
                       std::function<void(int16_t)> done) = 0;
+  // The same as one transactional batch of producer `producer_id` at `epoch`
+  // (TxnOffsetCommit): the records count only once the transaction commits.
+  virtual void append_transactional(int32_t partition, int64_t producer_id, int16_t epoch,
+                                    std::vector<Record> records,
+                                    std::function<void(int16_t)> done) = 0;
 };
 
 struct JoinRequest {
@@ -91,6 +96,18 @@ struct FetchedOffset {
   int64_t offset = -1;
   int32_t leader_epoch = -1;
   std::string metadata;
+  int16_t error = 0;  // UNSTABLE_OFFSET_COMMIT when asked for stable offsets
+};
+
+// TxnOffsetCommit: offsets a transactional producer commits for a group.
+struct TxnCommitRequest {
+  std::string group_id;
+  int64_t producer_id = -1;
+  int16_t producer_epoch = -1;
+  int32_t generation = -1;     // v3+; -1: not checked
+  std::string member_id;       // v3+; "": not checked
+  std::optional<std::string> group_instance_id;
+  std::vector<CommitPartition> partitions;
 };
 
 struct GroupListing {
@@ -141,9 +158,22 @@ class GroupCoordinator {
               std::function<void(std::vector<int16_t>)> done);
   // OffsetFetch: the named partitions (-1 where nothing is committed), or with
   // `which` unset every committed one.
+  // `require_stable` (OffsetFetch v7+): a partition with a transactional commit not
+  // yet ended answers UNSTABLE_OFFSET_COMMIT.
   std::vector<FetchedOffset> fetch_offsets(
       const std::string& group_id,
-      const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& which) const;
+      const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& which,
+      bool require_stable = false) const;
+
+  // Transactions (coordinator_txn.cc). txn_commit writes the offsets as a
+  // transactional batch and holds them pending; complete_txn applies (commit) or
+  // drops (abort) producer `producer_id`'s pending offsets of the partition's groups
+  // once its marker is written there.
+  void txn_commit(TxnCommitRequest r, std::function<void(std::vector<int16_t>)> done);
+  void complete_txn(int32_t partition, int64_t producer_id, bool commit);
+  // Loading: a record of a transactional batch, and a marker.
+  void replay_txn(int32_t partition, int64_t producer_id, Bytes key, std::optional<Bytes> value);
+  void replay_marker(int32_t partition, int64_t producer_id, bool commit);
   // OffsetDelete: top-level error, and one error per partition.
   void delete_offsets(const std::string& group_id,
                       std::vector<std::pair<std::string, int32_t>> partitions,

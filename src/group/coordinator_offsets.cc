@@ -81,11 +81,16 @@ void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartiti
 
 std::vector<FetchedOffset> GroupCoordinator::fetch_offsets(
     const std::string& group_id,
-    const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& which) const {
+    const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& which,
+    bool require_stable) const {
   std::vector<FetchedOffset> out;
   GroupPtr g = find(group_id);
   auto lookup = [&](const std::string& topic, int32_t partition) {
-    FetchedOffset f{topic, partition, -1, -1, ""};
+    FetchedOffset f{topic, partition, -1, -1, "", 0};
+    if (g && require_stable && g->has_pending_txn_offset({topic, partition})) {
+      f.error = errc::kUnstableOffsetCommit;
+      return f;
+    }
     if (g) {
       auto it = g->offsets.find({topic, partition});
       if (it != g->offsets.end()) {
@@ -173,6 +178,7 @@ void GroupCoordinator::expire(int32_t partition, int64_t now_ms) {
     // An empty group goes with its last offset, unless a member is between the two
     // joins of KIP-394.
     const bool remove_group = g->state == GroupState::kEmpty && g->pending_members.empty() &&
+                              g->pending_txn_offsets.empty() &&
                               g->offsets.size() == expired.size();
     if (expired.empty() && !remove_group) continue;
     std::vector<OffsetsLog::Record> records;

@@ -21,6 +21,12 @@ struct FakeLog : OffsetsLog {
     }
     asio::post(io, [done, e = fail] { done(e); });
   }
+  void append_transactional(int32_t partition, int64_t producer_id, int16_t, std::vector<Record> records,
+                            std::function<void(int16_t)> done) override {
+    txn_producers.push_back(producer_id);
+    append(partition, std::move(records), std::move(done));
+  }
+  std::vector<int64_t> txn_producers;
   asio::io_context& io;
   std::vector<std::pair<int32_t, Record>> written;
   int16_t fail = 0;

@@ -22,5 +22,6 @@ inline constexpr int16_t kGroupIdNotFound = 69;
 inline constexpr int16_t kMemberIdRequired = 79;
 inline constexpr int16_t kGroupMaxSizeReached = 81;
 inline constexpr int16_t kFencedInstanceId = 82;
+inline constexpr int16_t kUnstableOffsetCommit = 88;
 inline constexpr int16_t kGroupSubscribedToTopic = 86;
 }  // namespace strata::group::errc

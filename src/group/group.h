@@ -140,6 +140,15 @@ class Group {
   int32_t initial_delay_remaining_ms = 0;
   bool new_member_added = false;
   std::map<TopicPartitionKey, CommittedOffset> offsets;
+  // TxnOffsetCommit offsets by producer id, visible once its commit marker is written
+  // (dropped on abort).
+  std::map<int64_t, std::map<TopicPartitionKey, CommittedOffset>> pending_txn_offsets;
+  bool has_pending_txn_offset(const TopicPartitionKey& tp) const {
+    for (const auto& [pid, pending] : pending_txn_offsets) {
+      if (pending.contains(tp)) return true;
+    }
+    return false;
+  }
   asio::steady_timer timer;  // fires at the earliest deadline above
 };
 

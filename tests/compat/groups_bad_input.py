@@ -83,8 +83,10 @@ def main():
         fc = c.call(commit.GroupCoordinatorRequest_v0("g"))
         check(fc.error_code == NONE and fc.coordinator_id == 1, "FindCoordinator(group) is this node")
         # kafka-python's FindCoordinator v1 response lacks Kafka's throttle_time_ms: by hand.
-        check(find_coordinator_v1_error(broker.bootstrap, "txn", 1) == COORDINATOR_NOT_AVAILABLE,
-              "FindCoordinator(transaction) -> COORDINATOR_NOT_AVAILABLE")
+        check(find_coordinator_v1_error(broker.bootstrap, "txn", 1) == NONE,
+              "FindCoordinator(transaction) is this node")
+        check(find_coordinator_v1_error(broker.bootstrap, "share", 2) == COORDINATOR_NOT_AVAILABLE,
+              "FindCoordinator(share group) -> COORDINATOR_NOT_AVAILABLE (no share groups)")
 
         # A simple consumer's commits (generation -1).
         check(commit_v2(c, "g", -1, "", "t", 0, 5) == NONE, "simple commit -> NONE")

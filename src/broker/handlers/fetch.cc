@@ -3,7 +3,9 @@
 // limits (KIP-74). Less than min.bytes waits up to max.wait.ms for appends.
 // Sessions (KIP-227): this broker creates none (session id 0 in every answer), which
 // clients accept as "full fetches"; an incremental request for an unknown session gets
-// FETCH_SESSION_ID_NOT_FOUND. Errors per partition: UNKNOWN_TOPIC_OR_PARTITION,
+// FETCH_SESSION_ID_NOT_FOUND. read_committed (isolation level 1) stops at the last
+// stable offset (the first offset of the oldest open transaction) and lists the
+// aborted transactions of the range, from the .txnindex files. Errors per partition: UNKNOWN_TOPIC_OR_PARTITION,
 // UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR.
 #include <chrono>
 
@@ -21,9 +23,18 @@ namespace {
 struct Read {
   int16_t error = 0;
   int64_t high_watermark = -1;
+  int64_t last_stable_offset = -1;
   int64_t log_start_offset = -1;
   std::optional<storage::FileRegion> region;
+  std::vector<storage::AbortedTxn> aborted;
 };
+
+// Kafka's last stable offset: below the high watermark, the first offset of the
+// oldest open transaction.
+int64_t last_stable_offset(const storage::Log& log, int64_t high_watermark) {
+  auto unstable = log.first_unstable_offset();
+  return unstable ? std::min(unstable->value(), high_watermark) : high_watermark;
+}
 
 // One pass over every requested partition; returns the bytes gathered.
 asio::awaitable<uint64_t> read_all(Broker& broker, FetchRequest& request,
@@ -62,21 +73,34 @@ asio::awaitable<uint64_t> read_all(Broker& broker, FetchRequest& request,
       const uint64_t room = total >= response_max ? 0 : response_max - total;
       const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(p.partition_max_bytes, 0)), room);
       const bool first = total == 0;
-      Read read = co_await broker.on_shard(found.ref->shard, [log = found.ref->log, &p, limit, first] {
+      const bool committed = request.isolation_level == 1;
+      Read read = co_await broker.on_shard(found.ref->shard, [log = found.ref->log, &p, limit, first,
+                                                               committed] {
         Read out;
         out.high_watermark = log->log_end_offset().value();
+        out.last_stable_offset = last_stable_offset(*log, out.high_watermark);
         out.log_start_offset = log->log_start_offset().value();
-        auto region = log->read(Offset(p.fetch_offset), limit, first, std::nullopt);
+        std::optional<Offset> max_offset;
+        if (committed) max_offset = Offset(out.last_stable_offset);
+        auto region = log->read(Offset(p.fetch_offset), limit, first, max_offset);
         if (!region) {
           out.error = kafka_error_of(region.error());
         } else {
           out.region = *region;
         }
+        if (committed && out.region) {
+          out.aborted = log->aborted_transactions(Offset(p.fetch_offset), Offset(out.last_stable_offset));
+        }
         return out;
       });
       pd.error_code = read.error;
       pd.high_watermark = read.high_watermark;
-      pd.last_stable_offset = read.high_watermark;
+      pd.last_stable_offset = read.last_stable_offset;
+      if (pd.aborted_transactions) {
+        for (const auto& a : read.aborted) {
+          pd.aborted_transactions->push_back({a.producer_id.value(), a.first_offset.value()});
+        }
+      }
       pd.log_start_offset = read.log_start_offset;
       if (read.region) {
         const auto& file = read.region->file;

@@ -14,22 +14,25 @@ using namespace protocol;
 namespace {
 
 constexpr int8_t kGroupKey = 0;
+constexpr int8_t kTransactionKey = 1;
 
-// Kafka's coordinator answer for one key: this node for groups; transactions and share
-// groups have no coordinator here yet.
+// Kafka's coordinator answer for one key: this node for groups and transactions (the
+// internal topic is created on first use); share groups have no coordinator here.
 void find_one(Broker& broker, int8_t key_type, int16_t& error, std::optional<std::string>& message,
               int32_t& node, std::string& host, int32_t& port) {
   node = -1;
   host = "";
   port = -1;
-  if (key_type != kGroupKey) {
+  if (key_type != kGroupKey && key_type != kTransactionKey) {
     error = group::errc::kCoordinatorNotAvailable;
-    message = "only consumer-group coordinators are available on this broker";
+    message = "share-group coordinators are not available on this broker";
     return;
   }
-  if (!broker.ensure_offsets_topic()) {
+  const bool ready = key_type == kGroupKey ? broker.ensure_offsets_topic() : broker.ensure_txn_topic();
+  if (!ready) {
     error = group::errc::kCoordinatorNotAvailable;
-    message = "the __consumer_offsets topic could not be created";
+    message = key_type == kGroupKey ? "the __consumer_offsets topic could not be created"
+                                    : "the __transaction_state topic could not be created";
     return;
   }
   error = 0;

@@ -2,7 +2,8 @@
 // stored as records of __consumer_offsets by group::GroupCoordinator.
 // Errors: UNKNOWN_TOPIC_OR_PARTITION (no such partition), OFFSET_METADATA_TOO_LARGE,
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID,
-// GROUP_ID_NOT_FOUND, GROUP_SUBSCRIBED_TO_TOPIC, COORDINATOR_NOT_AVAILABLE.
+// GROUP_ID_NOT_FOUND, GROUP_SUBSCRIBED_TO_TOPIC, COORDINATOR_NOT_AVAILABLE;
+// UNSTABLE_OFFSET_COMMIT (OffsetFetch v7+ require_stable, a transactional commit pending).
 #include "broker/handlers/group_common.h"
 
 namespace strata::broker {
@@ -72,10 +73,13 @@ Wanted wanted_of(const std::optional<std::vector<OffsetFetchRequest::Topic>>& to
 
 asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& broker,
                                                                      const std::string& group_id,
-                                                                     const Wanted& wanted) {
+                                                                     const Wanted& wanted,
+                                                                     bool require_stable) {
   group::GroupCoordinator& coord = broker.groups();
   std::vector<group::FetchedOffset> got = co_await broker.on_shard(
-      broker.group_shard(group_id), [&coord, &group_id, &wanted] { return coord.fetch_offsets(group_id, wanted); });
+      broker.group_shard(group_id), [&coord, &group_id, &wanted, require_stable] {
+        return coord.fetch_offsets(group_id, wanted, require_stable);
+      });
   std::vector<OffsetFetchResponse::Topic> topics;
   for (auto& f : got) {
     if (topics.empty() || topics.back().name != f.topic) topics.push_back({f.topic, {}});
@@ -84,6 +88,7 @@ asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& bro
     p.committed_offset = f.offset;
     p.committed_leader_epoch = f.leader_epoch;
     p.metadata = std::move(f.metadata);
+    p.error_code = f.error;
     topics.back().partitions.push_back(std::move(p));
   }
   co_return topics;
@@ -100,7 +105,7 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
       OffsetFetchResponse::Group rg;
       rg.group_id = g.group_id;
       if (coordinator) {
-        rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics));
+        rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics), request.require_stable);
       } else {
         rg.error_code = group::errc::kCoordinatorNotAvailable;
       }
@@ -112,7 +117,8 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
     r.error_code = group::errc::kCoordinatorNotAvailable;
     co_return r;
   }
-  r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics));
+  r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics),
+                                request.require_stable);
   co_return r;
 }
 

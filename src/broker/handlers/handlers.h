@@ -2,6 +2,8 @@
 #pragma once
 
 #include "broker/broker.h"
+#include "protocol/apis/add_offsets_to_txn.h"
+#include "protocol/apis/add_partitions_to_txn.h"
 #include "protocol/apis/alter_configs.h"
 #include "protocol/apis/api_versions.h"
 #include "protocol/apis/create_partitions.h"
@@ -13,6 +15,9 @@
 #include "protocol/apis/describe_configs.h"
 #include "protocol/apis/describe_groups.h"
 #include "protocol/apis/describe_log_dirs.h"
+#include "protocol/apis/describe_producers.h"
+#include "protocol/apis/describe_transactions.h"
+#include "protocol/apis/end_txn.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/find_coordinator.h"
 #include "protocol/apis/heartbeat.h"
@@ -22,6 +27,7 @@
 #include "protocol/apis/leave_group.h"
 #include "protocol/apis/list_groups.h"
 #include "protocol/apis/list_offsets.h"
+#include "protocol/apis/list_transactions.h"
 #include "protocol/apis/metadata.h"
 #include "protocol/apis/offset_commit.h"
 #include "protocol/apis/offset_delete.h"
@@ -29,6 +35,8 @@
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
 #include "protocol/apis/sync_group.h"
+#include "protocol/apis/txn_offset_commit.h"
+#include "protocol/apis/write_txn_markers.h"
 
 namespace strata::broker {
 
@@ -63,6 +71,14 @@ STRATA_HANDLER(handle_offset_delete, OffsetDelete);
 STRATA_HANDLER(handle_list_groups, ListGroups);
 STRATA_HANDLER(handle_describe_groups, DescribeGroups);
 STRATA_HANDLER(handle_delete_groups, DeleteGroups);
+STRATA_HANDLER(handle_add_partitions_to_txn, AddPartitionsToTxn);
+STRATA_HANDLER(handle_add_offsets_to_txn, AddOffsetsToTxn);
+STRATA_HANDLER(handle_end_txn, EndTxn);
+STRATA_HANDLER(handle_write_txn_markers, WriteTxnMarkers);
+STRATA_HANDLER(handle_txn_offset_commit, TxnOffsetCommit);
+STRATA_HANDLER(handle_describe_producers, DescribeProducers);
+STRATA_HANDLER(handle_describe_transactions, DescribeTransactions);
+STRATA_HANDLER(handle_list_transactions, ListTransactions);
 
 #undef STRATA_HANDLER
 

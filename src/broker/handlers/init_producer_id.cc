@@ -1,24 +1,23 @@
 // InitProducerId: a producer id for an idempotent producer (epoch 0, a fresh id on every
-// call, as Kafka answers a request without a transactional id).
-// Errors: COORDINATOR_NOT_AVAILABLE for a transactional id (no transaction coordinator
-// yet), UNKNOWN_SERVER_ERROR if no id could be reserved durably.
+// call, as Kafka answers a request without a transactional id); with a transactional
+// id, the transaction coordinator's answer (handlers/txn_coordinator.cc).
+// Errors: UNKNOWN_SERVER_ERROR if no id could be reserved durably.
 #include <spdlog/spdlog.h>
 
 #include "broker/errors.h"
-#include "broker/handlers/handlers.h"
+#include "broker/handlers/txn_common.h"
 
 namespace strata::broker {
 
 using protocol::InitProducerIdRequest;
 using protocol::InitProducerIdResponse;
 
-asio::awaitable<InitProducerIdResponse> handle_init_producer_id(Broker& broker, RequestContext&,
+asio::awaitable<InitProducerIdResponse> handle_init_producer_id(Broker& broker, RequestContext& ctx,
                                                                 InitProducerIdRequest& request) {
-  InitProducerIdResponse r;
   if (request.transactional_id && !request.transactional_id->empty()) {
-    r.error_code = 15;  // COORDINATOR_NOT_AVAILABLE
-    co_return r;
+    co_return co_await handle_transactional_init(broker, ctx, request);
   }
+  InitProducerIdResponse r;
   auto id = broker.producer_ids().next();
   if (!id) {
     spdlog::error("InitProducerId: {}", id.error());

@@ -1,5 +1,7 @@
 // ListOffsets: earliest (-2), latest (-1), max timestamp (-3, KIP-734), earliest local
-// (-4, the same here) and the first offset at or after a timestamp.
+// (-4, the same here) and the first offset at or after a timestamp. read_committed
+// (v2+ isolation level 1) answers latest with the last stable offset and hides
+// timestamp matches at or past it, as Kafka does.
 // Errors: UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -13,13 +15,17 @@ using protocol::ListOffsetsResponse;
 namespace {
 constexpr int64_t kLatest = -1, kEarliest = -2, kMaxTimestamp = -3, kEarliestLocal = -4;
 
-ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts) {
+ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts, bool committed) {
   ListOffsetsResponse::Partition out;
   out.leader_epoch = 0;
+  int64_t fetchable = log->log_end_offset().value();
+  if (committed) {
+    if (auto unstable = log->first_unstable_offset()) fetchable = std::min(fetchable, unstable->value());
+  }
   if (ts == kEarliest || ts == kEarliestLocal) {
     out.offset = log->log_start_offset().value();
   } else if (ts == kLatest) {
-    out.offset = log->log_end_offset().value();
+    out.offset = fetchable;
   } else if (ts == kMaxTimestamp) {
     if (auto max = log->max_timestamp_offset()) {
       out.offset = max->first.value();
@@ -29,7 +35,7 @@ ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts) {
     auto found = log->offset_for_timestamp(ts);
     if (!found) {
       out.error_code = kafka_error_of(found.error());
-    } else if (*found) {
+    } else if (*found && (*found)->first.value() < fetchable) {
       out.offset = (*found)->first.value();
       out.timestamp = (*found)->second;
     }
@@ -51,8 +57,10 @@ asio::awaitable<ListOffsetsResponse> handle_list_offsets(Broker& broker, Request
         pr.error_code = found.error;
       } else {
         const int64_t ts = p.timestamp;
-        pr = co_await broker.on_shard(found.ref->shard,
-                                      [log = found.ref->log, ts] { return lookup(log, ts); });
+        const bool committed = request.isolation_level == 1;
+        pr = co_await broker.on_shard(found.ref->shard, [log = found.ref->log, ts, committed] {
+          return lookup(log, ts, committed);
+        });
         if (ctx.header.api_version == 0 && pr.offset >= 0) pr.old_style_offsets = {pr.offset};
       }
       pr.partition_index = p.partition_index;

@@ -15,7 +15,7 @@ namespace {
 MetadataResponse::Topic describe(const Broker& broker, const TopicInfo& t) {
   MetadataResponse::Topic out;
   out.name = t.name;
-  out.is_internal = t.name == group::kOffsetsTopic;
+  out.is_internal = is_internal_topic(t.name);
   out.topic_id = t.id;
   const int32_t node = broker.config().node_id;
   for (int32_t p = 0; p < t.partitions; ++p) {

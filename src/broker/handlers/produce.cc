@@ -74,7 +74,7 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
 asio::awaitable<Appended> produce_partition(Broker& broker, const std::string& topic,
                                             ProduceRequest::PartitionData& p, int16_t acks) {
   Appended a;
-  if (topic == group::kOffsetsTopic) {
+  if (is_internal_topic(topic)) {
     // Internal: only the group coordinator writes it (Kafka: "Cannot append to
     // internal topic").
     a.error = kafka_error::kInvalidTopic;

@@ -1,0 +1,130 @@
+// DescribeTransactions, ListTransactions (the coordinator's view of transactional ids)
+// and DescribeProducers (a partition's producer state), for kafka-transactions.sh and
+// admin clients.
+// Errors: TRANSACTIONAL_ID_NOT_FOUND, COORDINATOR_NOT_AVAILABLE (no
+// __transaction_state), INVALID_REGULAR_EXPRESSION (ListTransactions v2 pattern),
+// UNKNOWN_TOPIC_OR_PARTITION.
+#include <regex>
+
+#include "broker/handlers/txn_common.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+namespace {
+
+constexpr int16_t kInvalidRegularExpression = 128;
+
+const std::vector<std::string>& known_states() {
+  static const std::vector<std::string> states = {
+      "Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
+      "Dead", "PrepareEpochFence"};
+  return states;
+}
+
+}  // namespace
+
+asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
+    Broker& broker, RequestContext&, DescribeTransactionsRequest& request) {
+  DescribeTransactionsResponse r;
+  const bool ready = broker.topics().get(txn::kTransactionTopic).has_value();
+  for (const std::string& id : request.transactional_ids) {
+    DescribeTransactionsResponse::TransactionState s;
+    s.transactional_id = id;
+    if (!ready) {
+      s.error_code = txn::errc::kTransactionalIdNotFound;
+      r.transaction_states.push_back(std::move(s));
+      continue;
+    }
+    txn::TxnCoordinator& c = broker.txns();
+    txn::TxnDescription d =
+        co_await broker.on_shard(broker.txn_shard(id), [&c, &id] { return c.describe(id); });
+    s.error_code = d.error;
+    if (d.error == 0) {
+      s.transaction_state = txn::state_name(d.state);
+      s.transaction_timeout_ms = d.timeout_ms;
+      s.transaction_start_time_ms = d.start_ms;
+      s.producer_id = d.producer_id;
+      s.producer_epoch = d.producer_epoch;
+      for (auto& tp : d.partitions) s.topics.push_back({tp.topic, std::move(tp.partitions)});
+    }
+    r.transaction_states.push_back(std::move(s));
+  }
+  co_return r;
+}
+
+asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broker, RequestContext&,
+                                                                   ListTransactionsRequest& request) {
+  ListTransactionsResponse r;
+  std::optional<std::regex> pattern;
+  if (request.transactional_id_pattern && !request.transactional_id_pattern->empty()) {
+    try {
+      pattern.emplace(*request.transactional_id_pattern);
+    } catch (const std::regex_error&) {
+      r.error_code = kInvalidRegularExpression;
+      co_return r;
+    }
+  }
+  txn::TxnFilter filter;
+  for (const std::string& s : request.state_filters) {
+    const auto& known = known_states();
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      r.unknown_state_filters.push_back(s);
+    } else {
+      filter.states.push_back(s);
+    }
+  }
+  // Only unknown states asked for: nothing can match.
+  if (!request.state_filters.empty() && filter.states.empty()) co_return r;
+  filter.producer_ids = request.producer_id_filters;
+  filter.min_duration_ms = request.duration_filter;
+  if (!broker.topics().get(txn::kTransactionTopic)) co_return r;
+  txn::TxnCoordinator& c = broker.txns();
+  for (int32_t p = 0; p < c.partitions(); ++p) {
+    std::vector<txn::TxnListing> got = co_await broker.on_shard(
+        broker.txn_partition_shard(p), [&c, p, &filter] { return c.list(p, filter); });
+    for (auto& l : got) {
+      if (pattern && !std::regex_match(l.transactional_id, *pattern)) continue;
+      r.transaction_states.push_back({std::move(l.transactional_id), l.producer_id,
+                                      txn::state_name(l.state)});
+    }
+  }
+  co_return r;
+}
+
+asio::awaitable<DescribeProducersResponse> handle_describe_producers(
+    Broker& broker, RequestContext&, DescribeProducersRequest& request) {
+  DescribeProducersResponse r;
+  for (const auto& t : request.topics) {
+    DescribeProducersResponse::Topic rt;
+    rt.name = t.name;
+    for (int32_t index : t.partition_indexes) {
+      DescribeProducersResponse::Partition rp;
+      rp.partition_index = index;
+      const storage::TopicPartition tp{t.name, PartitionId(index)};
+      auto info = broker.topics().get(t.name);
+      if (!info || index < 0 || index >= info->partitions) {
+        rp.error_code = kafka_error::kUnknownTopicOrPartition;
+        rt.partitions.push_back(std::move(rp));
+        continue;
+      }
+      rp.active_producers = co_await broker.on_shard(broker.owner_shard(tp), [&broker, &tp] {
+        std::vector<DescribeProducersResponse::ProducerState> out;
+        storage::Log* log = broker.logs().get(tp);
+        if (log == nullptr) return out;
+        for (const auto& [id, e] : log->producers().sorted()) {
+          out.push_back({id.value(), e->epoch.value(), e->last_sequence().value(),
+                         e->last_timestamp, e->coordinator_epoch,
+                         e->current_txn_first_offset.value()});
+        }
+        return out;
+      });
+      rt.partitions.push_back(std::move(rp));
+    }
+    r.topics.push_back(std::move(rt));
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,40 @@
+// WriteTxnMarkers: what a transaction coordinator sends partition leaders to end a
+// transaction. Strata's own coordinator writes its markers directly (txn_log.h); this
+// handler serves the same work to a coordinator speaking the protocol.
+// Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PRODUCER_EPOCH (the
+// partition knows a newer epoch), TRANSACTION_COORDINATOR_FENCED (an older
+// coordinator epoch), KAFKA_STORAGE_ERROR.
+#include "broker/handlers/txn_common.h"
+#include "broker/txn_log.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker, RequestContext&,
+                                                                  WriteTxnMarkersRequest& request) {
+  WriteTxnMarkersResponse r;
+  for (const auto& m : request.markers) {
+    WriteTxnMarkersResponse::Marker rm;
+    rm.producer_id = m.producer_id;
+    const txn::MarkerRequest marker{m.producer_id, m.producer_epoch, m.coordinator_epoch,
+                                    m.transaction_result, {}};
+    for (const auto& t : m.topics) {
+      WriteTxnMarkersResponse::Topic rt;
+      rt.name = t.name;
+      for (int32_t p : t.partition_indexes) {
+        const storage::TopicPartition tp{t.name, PartitionId(p)};
+        const int16_t e = co_await broker.on_shard_async<int16_t>(
+            broker.owner_shard(tp), [&broker, &tp, &marker](std::function<void(int16_t)> done) {
+              write_partition_marker(broker, tp, marker, std::move(done));
+            });
+        rt.partitions.push_back({p, e});
+      }
+      rm.topics.push_back(std::move(rt));
+    }
+    r.markers.push_back(std::move(rm));
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,64 @@
+// TxnOffsetCommit: a transactional producer's offsets for a consumer group, written to
+// the group's __consumer_offsets partition in the producer's transaction and visible
+// once it commits (group::GroupCoordinator::txn_commit).
+// Errors: COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+// FENCED_INSTANCE_ID, OFFSET_METADATA_TOO_LARGE, UNKNOWN_TOPIC_OR_PARTITION; producer
+// errors from the partition (INVALID_PRODUCER_EPOCH / PRODUCER_FENCED).
+// v5 (KIP-890 transaction version 2) is served as v4: the client has added the group's
+// partition with AddOffsetsToTxn, as transaction version 1 does.
+#include "broker/handlers/group_common.h"
+#include "broker/handlers/txn_common.h"
+
+namespace strata::broker {
+
+using namespace protocol;
+
+asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker, RequestContext& ctx,
+                                                                  TxnOffsetCommitRequest& request) {
+  TxnOffsetCommitResponse r;
+  const bool coordinator = broker.ensure_offsets_topic();
+  group::TxnCommitRequest commit;
+  commit.group_id = request.group_id;
+  commit.producer_id = request.producer_id;
+  commit.producer_epoch = request.producer_epoch;
+  commit.generation = request.generation_id;
+  commit.member_id = request.member_id;
+  commit.group_instance_id = request.group_instance_id;
+  // Slots of the response, in request order; unknown partitions are answered here.
+  std::vector<int16_t*> slots;
+  for (const auto& t : request.topics) {
+    TxnOffsetCommitResponse::Topic rt;
+    rt.name = t.name;
+    for (const auto& p : t.partitions) {
+      int16_t e = 0;
+      if (!coordinator) {
+        e = group::errc::kCoordinatorNotAvailable;
+      } else if (!partition_exists(broker, t.name, p.partition_index)) {
+        e = kafka_error::kUnknownTopicOrPartition;
+      }
+      rt.partitions.push_back({p.partition_index, e});
+      if (e != 0) continue;
+      commit.partitions.push_back({t.name, p.partition_index, p.committed_offset,
+                                   p.committed_leader_epoch, p.committed_metadata.value_or(""), -1});
+    }
+    r.topics.push_back(std::move(rt));
+  }
+  for (auto& t : r.topics) {
+    for (auto& p : t.partitions) {
+      if (p.error_code == 0) slots.push_back(&p.error_code);
+    }
+  }
+  if (commit.partitions.empty()) co_return r;
+  group::GroupCoordinator& c = broker.groups();
+  std::vector<int16_t> errors = co_await broker.on_shard_async<std::vector<int16_t>>(
+      broker.group_shard(request.group_id),
+      [&c, &commit](std::function<void(std::vector<int16_t>)> done) {
+        c.txn_commit(std::move(commit), std::move(done));
+      });
+  for (size_t i = 0; i < slots.size() && i < errors.size(); ++i) {
+    *slots[i] = fenced_for_version(errors[i], ctx.header.api_version, 3);
+  }
+  co_return r;
+}
+
+}  // namespace strata::broker

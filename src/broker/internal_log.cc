@@ -1,0 +1,90 @@
+#include "broker/internal_log.h"
+
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+#include "broker/errors.h"
+#include "record/validate.h"
+
+namespace strata::broker {
+
+void append_internal(Broker& broker, const storage::TopicPartition& tp,
+                     const std::vector<InternalRecord>& records, const record::BatchOptions& options,
+                     std::function<void(int16_t)> done) {
+  auto ex = broker.shard(broker.owner_shard(tp)).get_executor();
+  auto answer = [ex, done](int16_t error) { asio::post(ex, [done, error] { done(error); }); };
+  storage::Log* log = broker.logs().get(tp);
+  if (log == nullptr) return answer(kafka_error::kUnknownTopicOrPartition);
+  const int64_t now = now_ms();
+  record::BatchBuilder builder(options);
+  for (const InternalRecord& r : records) {
+    std::optional<Bytes> value;
+    if (r.value) value = Bytes(*r.value);
+    builder.append(now, Bytes(r.key), value);
+  }
+  auto batch = builder.finish();
+  if (!batch) return answer(kafka_error::kUnknownServerError);
+  if (batch->size() > size_t(log->config().max_message_bytes)) {
+    return answer(kafka_error::kRecordListTooLarge);
+  }
+  auto appended = log->append(MutableBytes(*batch), LeaderEpoch(0), now,
+                              storage::AppendOrigin::kCoordinator);
+  if (!appended) {
+    spdlog::error("append to {}-{} failed: {}", tp.topic, tp.partition.value(),
+                  appended.error().message());
+    return answer(kafka_error_of(appended.error()));
+  }
+  broker.fetch_waiters().notify(tp);
+  log->sync([answer](Result<void, storage::StorageError> r) {
+    answer(r.ok() ? kafka_error::kNone : kafka_error::kKafkaStorageError);
+  });
+}
+
+void replay_internal(Broker& broker, const storage::TopicPartition& tp,
+                     const std::function<void(const record::BatchView&)>& visit) {
+  storage::Log* log = broker.logs().get(tp);
+  if (log == nullptr) return;
+  std::vector<uint8_t> buffer;
+  Offset next = log->log_start_offset();
+  while (next < log->log_end_offset()) {
+    auto region = log->read(next, 1 << 20, true, std::nullopt);
+    if (!region || !*region || (*region)->size == 0) {
+      spdlog::error("{}-{}: cannot read at offset {}; later records are not loaded", tp.topic,
+                    tp.partition.value(), next.value());
+      return;
+    }
+    buffer.resize((*region)->size);
+    auto got = (*region)->file->pread_some(MutableBytes(buffer), (*region)->position);
+    if (!got || *got == 0) return;
+    buffer.resize(*got);
+    Bytes in(buffer);
+    const Offset before = next;
+    while (!in.empty()) {
+      auto batch = record::frame_batch(in);
+      if (!batch) break;
+      in = in.subspan(batch->size());
+      next = Offset(batch->last_offset().value() + 1);
+      visit(*batch);
+    }
+    if (next == before) {
+      spdlog::error("{}-{}: unreadable batch at offset {}; later records are not loaded",
+                    tp.topic, tp.partition.value(), next.value());
+      return;
+    }
+  }
+}
+
+void for_each_record(const record::BatchView& batch, std::vector<uint8_t>& scratch,
+                     const std::function<void(Bytes key, std::optional<Bytes> value)>& visit) {
+  auto records = record::uncompressed_records(batch, scratch);
+  if (!records) return;
+  record::RecordCursor cursor(*records, batch.record_count());
+  record::RecordView r;
+  while (true) {
+    auto more = cursor.next(r);
+    if (!more || !*more) break;
+    if (r.key) visit(*r.key, r.value);
+  }
+}
+
+}  // namespace strata::broker

@@ -1,0 +1,43 @@
+// Writing and replaying the coordinators' internal topics (__consumer_offsets,
+// __transaction_state): one v2 batch per write, appended on the partition's owner
+// shard and acknowledged once fdatasync covers it; replay reads every batch of a
+// partition in order.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bytes.h"
+#include "record/batch_builder.h"
+#include "record/batch_view.h"
+#include "storage/log_manager.h"
+
+namespace strata::broker {
+
+class Broker;
+
+struct InternalRecord {
+  std::vector<uint8_t> key;
+  std::optional<std::vector<uint8_t>> value;  // nullopt: a tombstone
+};
+
+// Appends `records` as one batch built with `options` (producer fields for a
+// transactional batch) and runs `done` on the partition's owner shard with 0 once
+// durable, or the Kafka error code. Must be called on the owner shard.
+void append_internal(Broker& broker, const storage::TopicPartition& tp,
+                     const std::vector<InternalRecord>& records, const record::BatchOptions& options,
+                     std::function<void(int16_t)> done);
+
+// Calls `visit` with every batch of the partition's log from its start, in order. A
+// read that fails stops the replay with an error in the log: later records are not
+// loaded (recovery has already validated the batches).
+void replay_internal(Broker& broker, const storage::TopicPartition& tp,
+                     const std::function<void(const record::BatchView&)>& visit);
+
+// Calls `visit` with the key and value of every record of a data batch.
+void for_each_record(const record::BatchView& batch, std::vector<uint8_t>& scratch,
+                     const std::function<void(Bytes key, std::optional<Bytes> value)>& visit);
+
+}  // namespace strata::broker
