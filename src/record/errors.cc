@@ -42,6 +42,7 @@ const char* to_string(RecordErrc e) {
     case RecordErrc::kEmptyBatch: return "batch has no records";
     case RecordErrc::kBadControlRecord: return "malformed control record";
     case RecordErrc::kBadWrapper: return "malformed compressed wrapper message";
+    case RecordErrc::kMissingKey: return "compacted topic cannot accept a record without a key";
   }
   return "unknown record error";
 }

@@ -30,6 +30,7 @@ enum class RecordErrc : uint8_t {
   kEmptyBatch,              // a batch from a producer with no records
   kBadControlRecord,        // control record key/value malformed
   kBadWrapper,              // legacy compressed wrapper malformed (inner offsets, nesting)
+  kMissingKey,              // a record without a key for a compacted topic
 };
 
 // Kafka's error codes (protocol error numbers).

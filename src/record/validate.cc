@@ -56,6 +56,7 @@ Result<void, RecordErrc> validate_records(const BatchView& batch, const Validate
     if (!more) return fail(more.error());
     if (!*more) break;
     if (auto d = check_delta(batch, options.records, previous, r.offset_delta); !d) return d;
+    if (options.require_keys && !r.key && !batch.is_control()) return fail(RecordErrc::kMissingKey);
     previous = r.offset_delta;
   }
   return {};

@@ -31,6 +31,9 @@ enum class RecordCheck : uint8_t {
 struct ValidateOptions {
   RecordCheck records = RecordCheck::kProducer;
   DecompressLimits limits;
+  // A compacted topic's records need keys (Kafka's LogValidator.validateKey): a record
+  // without one fails with kMissingKey. Control batches are exempt.
+  bool require_keys = false;
 };
 
 // Full validation of the batch at the start of `in`. `scratch` receives the

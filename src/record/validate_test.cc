@@ -38,6 +38,25 @@ TEST(Validate, GoodBatchPasses) {
   EXPECT_TRUE(validate_batch(good_batch(), {}, scratch).ok());
 }
 
+// Compacted topics: every record needs a key, in compressed batches too.
+TEST(Validate, RequireKeysRefusesKeylessRecords) {
+  ValidateOptions keys;
+  keys.require_keys = true;
+  std::vector<uint8_t> scratch;
+  EXPECT_TRUE(validate_batch(good_batch(), keys, scratch).ok());
+  for (Codec codec : {Codec::kNone, Codec::kZstd}) {
+    BatchOptions o;
+    o.codec = codec;
+    BatchBuilder b(o);
+    b.append(100, as_bytes("key"), as_bytes("v"));
+    b.append(101, std::nullopt, as_bytes("v"));
+    auto keyless = std::move(b.finish()).value();
+    EXPECT_TRUE(validate_batch(keyless, {}, scratch).ok());
+    EXPECT_EQ(error_of(keyless, keys), RecordErrc::kMissingKey);
+    EXPECT_EQ(kafka_error_code(RecordErrc::kMissingKey), kKafkaInvalidRecord);
+  }
+}
+
 TEST(Validate, BadCrc) {
   auto b = good_batch();
   b.back() ^= 0x01;

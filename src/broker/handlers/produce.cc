@@ -4,7 +4,8 @@
 // Kafka's flush.messages/flush.ms policy; acks=0 gets no response.
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
 // CORRUPT_MESSAGE / INVALID_RECORD (record::kafka_error_code), MESSAGE_TOO_LARGE,
-// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal __consumer_offsets;
+// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal topics; INVALID_RECORD
+// for a record without a key on a compacted topic (cleanup.policy with compact);
 // for idempotent batches (storage/producer_state.h) OUT_OF_ORDER_SEQUENCE_NUMBER and
 // INVALID_PRODUCER_EPOCH, and a retried duplicate answers its original offsets.
 #include <spdlog/spdlog.h>
@@ -45,6 +46,7 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
   }
   std::vector<uint8_t> scratch;
   record::ValidateOptions options;
+  options.require_keys = config.cleanup_policy.find("compact") != std::string::npos;
   auto batch = record::validate_batch(records, options, scratch);
   if (!batch) {
     why = record::to_string(batch.error());
