@@ -4,6 +4,9 @@
 // fdatasyncs_per_batch shows how many waiters shared each fdatasync. Compare ratios within
 // one run: the machine is shared and its disk is whatever /tmp sits on.
 //
+// BM_RoundOfFiles*: a round naming 1, 4 or 16 files, synced one after another (Inline)
+// or by the SyncService, which syncs a round's files in parallel.
+//
 // Files go to $STRATA_BENCH_DIR (default /tmp) and are removed afterwards. Run:
 //   build/release/bench/storage_sync_bench --benchmark_min_time=1
 // Every case uses real time: the writers sleep in fdatasync, so CPU time means nothing.
@@ -120,6 +123,64 @@ BENCHMARK(BM_GroupCommit)
     ->Threads(16)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
+
+// --- A round of N files: 16 KiB appended to each of N files, then all made durable ---
+// (a produce to N partitions, a transaction's markers, commits of N groups). Inline: one
+// fdatasync after another, as the SyncService did before it synced a round's files in
+// parallel. Service: one request naming the N files.
+
+struct Files {
+  std::vector<std::string> paths;
+  std::vector<std::shared_ptr<File>> files;
+  explicit Files(int n) {
+    for (int i = 0; i < n; ++i) {
+      paths.push_back(bench_path("round-" + std::to_string(i)));
+      files.push_back(fresh_file(paths.back()));
+    }
+  }
+  ~Files() {
+    files.clear();
+    for (const auto& p : paths) ::unlink(p.c_str());
+  }
+  void append(const std::vector<uint8_t>& batch, uint64_t n) {
+    for (auto& f : files) {
+      auto w = f->pwrite_all(batch, (n % kBatchesPerRegion) * kBatchBytes);
+      if (!w.ok()) die(w.error());
+    }
+  }
+};
+
+void BM_RoundOfFilesInline(benchmark::State& state) {
+  Files files(int(state.range(0)));
+  const std::vector<uint8_t> batch(kBatchBytes, 1);
+  uint64_t n = 0;
+  for (auto _ : state) {
+    files.append(batch, n++);
+    for (auto& f : files.files) {
+      if (auto s = f->datasync(); !s.ok()) die(s.error());
+    }
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+BENCHMARK(BM_RoundOfFilesInline)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_RoundOfFilesService(benchmark::State& state) {
+  Files files(int(state.range(0)));
+  SyncService sync;
+  const std::vector<uint8_t> batch(kBatchBytes, 1);
+  std::binary_semaphore durable{0};
+  uint64_t n = 0;
+  for (auto _ : state) {
+    files.append(batch, n++);
+    sync.request(files.files, [&durable](Result<void, StorageError> r) {
+      if (!r.ok()) die(r.error());
+      durable.release();
+    });
+    durable.acquire();
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+BENCHMARK(BM_RoundOfFilesService)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -1,8 +1,9 @@
 // Group commit. Appends go to the page cache; a durable append waits for an fdatasync
-// that started after its write. The SyncService runs those fdatasyncs on its own thread
+// that started after its write. The SyncService runs those fdatasyncs on its own threads
 // (never on a thread that serves the network) and shares each one among every request
 // that arrived meanwhile: while one round of fdatasyncs runs, new requests queue, and the
-// next round syncs each distinct file once for all of them.
+// next round syncs each distinct file once for all of them, the files of a round in
+// parallel.
 #pragma once
 
 #include <functional>
