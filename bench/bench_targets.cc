@@ -1,5 +1,8 @@
 // The two targets (a Strata broker process, librdkafka's mock cluster), librdkafka
-// helpers, and the broker-side counters: CPU time, fdatasync calls, a plain fdatasync probe.
+// helpers, the broker-side counters (CPU time, fdatasync calls, a plain fdatasync probe)
+// and the summaries of repeated runs.
+#include "bench_targets.h"
+
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <netinet/in.h>
@@ -19,10 +22,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
-#include "group_bench.h"
-
-namespace group_bench {
+namespace strata_bench {
 
 namespace {
 
@@ -120,7 +122,7 @@ bool accepts(int port) {
 // ---- librdkafka helpers ----
 
 void die(const std::string& what) {
-  std::fprintf(stderr, "group_bench: %s\n", what.c_str());
+  std::fprintf(stderr, "%s: %s\n", program_invocation_short_name, what.c_str());
   stop_broker_after_failure();
   std::exit(2);
 }
@@ -130,23 +132,6 @@ void set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value
   if (rd_kafka_conf_set(conf, key.c_str(), value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
     die("config " + key + "=" + value + ": " + err);
   }
-}
-
-rd_kafka_conf_t* consumer_conf(const Target& target, const std::string& group_id) {
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  set(conf, "bootstrap.servers", target.bootstrap());
-  set(conf, "group.id", group_id);
-  set(conf, "enable.auto.commit", "false");
-  set(conf, "log_level", "3");
-  return conf;
-}
-
-rd_kafka_t* new_consumer(rd_kafka_conf_t* conf) {
-  char err[512];
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (rk == nullptr) die(std::string("consumer: ") + err);
-  rd_kafka_poll_set_consumer(rk);
-  return rk;
 }
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -162,11 +147,12 @@ double quantile(std::vector<double>& v, double p) {
 
 // ---- targets ----
 
-BrokerTarget::BrokerTarget(const Options& o) {
-  if (!o.strata.empty())
-    start(o);
+BrokerTarget::BrokerTarget(const BrokerSpec& spec) {
+  if (spec.strata.empty() == spec.bootstrap.empty()) die("give a strata binary or a bootstrap");
+  if (!spec.strata.empty())
+    start(spec);
   else
-    bootstrap_ = o.bootstrap;
+    bootstrap_ = spec.bootstrap;
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
   set(conf, "bootstrap.servers", bootstrap_);
   set(conf, "log_level", "3");
@@ -184,8 +170,8 @@ BrokerTarget::~BrokerTarget() {
   g_broker_pid = -1;
   g_broker_dir.clear();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "group_bench: broker exited with status %d on SIGTERM (log in %s)\n",
-                 status, dir_.c_str());
+    std::fprintf(stderr, "%s: broker exited with status %d on SIGTERM (log in %s)\n",
+                 program_invocation_short_name, status, dir_.c_str());
     return;
   }
   std::error_code ec;
@@ -196,22 +182,19 @@ void BrokerTarget::create_topic(const std::string& topic, int partitions) {
   admin_create_topic(admin_, topic, partitions);
 }
 
-void BrokerTarget::start(const Options& o) {
+void BrokerTarget::start(const BrokerSpec& spec) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr ? tmp : "/tmp") + "/strata-group-bench.XXXXXX";
+  std::string pattern =
+      std::string(tmp != nullptr ? tmp : "/tmp") + "/strata-" + spec.dir_name + ".XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) die("mkdtemp: " + errno_text());
   dir_ = pattern;
   g_broker_dir = dir_;
   const int port = free_port();
   bootstrap_ = "127.0.0.1:" + std::to_string(port);
-  std::vector<std::string> args = {o.strata,     "broker",
+  std::vector<std::string> args = {spec.strata,  "broker",
                                    "--override", "log.dirs=" + dir_ + "/data",
-                                   "--override", "listeners=PLAINTEXT://" + bootstrap_,
-                                   "--override", "group.initial.rebalance.delay.ms=0"};
-  if (o.session_timeout_ms < 6000) {  // Kafka's group.min.session.timeout.ms default
-    args.insert(args.end(), {"--override", "group.min.session.timeout.ms=" +
-                                               std::to_string(o.session_timeout_ms)});
-  }
+                                   "--override", "listeners=PLAINTEXT://" + bootstrap_};
+  for (const std::string& o : spec.overrides) args.insert(args.end(), {"--override", o});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -357,4 +340,39 @@ SyncProbe probe_fdatasync(const std::string& dir, double seconds) {
   return p;
 }
 
-}  // namespace group_bench
+// ---- summaries ----
+
+std::string stat(const Results& r, const std::string& key, const char* fmt) {
+  auto it = r.find(key);
+  if (it == r.end() || it->second.empty()) return "-";
+  std::vector<double> v = it->second;
+  const double median = quantile(v, 0.5);
+  char buf[128];
+  if (v.size() == 1) {
+    std::snprintf(buf, sizeof buf, fmt, median);
+    return buf;
+  }
+  const std::string f = std::string(fmt) + " [" + fmt + "-" + fmt + "]";
+  std::snprintf(buf, sizeof buf, f.c_str(), median, v.front(), v.back());
+  return buf;
+}
+
+std::string ratio(const Results& r, const std::string& measure) {
+  auto s = r.find(measure + ".strata");
+  auto m = r.find(measure + ".mock");
+  if (s == r.end() || m == r.end()) return "-";
+  std::vector<double> q;
+  for (size_t i = 0; i < std::min(s->second.size(), m->second.size()); ++i) {
+    if (m->second[i] > 0) q.push_back(s->second[i] / m->second[i]);
+  }
+  if (q.empty()) return "-";
+  const double median = quantile(q, 0.5);
+  char buf[96];
+  if (q.size() == 1)
+    std::snprintf(buf, sizeof buf, "%.2f", median);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f [%.2f-%.2f]", median, q.front(), q.back());
+  return buf;
+}
+
+}  // namespace strata_bench

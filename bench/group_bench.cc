@@ -35,7 +35,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 
 namespace group_bench {
 
@@ -114,44 +113,22 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The broker to start or use: group.initial.rebalance.delay.ms=0, and
+// group.min.session.timeout.ms lowered to a --session-timeout-ms below Kafka's 6000.
+strata_bench::BrokerSpec broker_spec(const Options& o) {
+  strata_bench::BrokerSpec spec;
+  spec.strata = o.strata;
+  spec.bootstrap = o.bootstrap;
+  spec.dir_name = "group-bench";
+  spec.overrides = {"group.initial.rebalance.delay.ms=0"};
+  if (o.session_timeout_ms < 6000) {
+    spec.overrides.push_back("group.min.session.timeout.ms=" +
+                             std::to_string(o.session_timeout_ms));
+  }
+  return spec;
+}
+
 // ---- results ----
-
-// Values by "measure.target" (e.g. "death_ms.strata"), one per repetition, in order.
-using Results = std::map<std::string, std::vector<double>>;
-
-std::string stat(const Results& r, const std::string& key, const char* fmt = "%.0f") {
-  auto it = r.find(key);
-  if (it == r.end() || it->second.empty()) return "-";
-  std::vector<double> v = it->second;
-  const double median = quantile(v, 0.5);
-  char buf[128];
-  if (v.size() == 1) {
-    std::snprintf(buf, sizeof buf, fmt, median);
-    return buf;
-  }
-  const std::string f = std::string(fmt) + " [" + fmt + "-" + fmt + "]";
-  std::snprintf(buf, sizeof buf, f.c_str(), median, v.front(), v.back());
-  return buf;
-}
-
-// Strata / mock, repetition by repetition: median [min-max].
-std::string ratio(const Results& r, const std::string& measure) {
-  auto s = r.find(measure + ".strata");
-  auto m = r.find(measure + ".mock");
-  if (s == r.end() || m == r.end()) return "-";
-  std::vector<double> q;
-  for (size_t i = 0; i < std::min(s->second.size(), m->second.size()); ++i) {
-    if (m->second[i] > 0) q.push_back(s->second[i] / m->second[i]);
-  }
-  if (q.empty()) return "-";
-  const double median = quantile(q, 0.5);
-  char buf[96];
-  if (q.size() == 1)
-    std::snprintf(buf, sizeof buf, "%.2f", median);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f [%.2f-%.2f]", median, q.front(), q.back());
-  return buf;
-}
 
 // One commit run on `t`, printed and recorded under `measure`.
 int64_t commit_run(Target& t, BrokerTarget* broker, const Options& o, const std::string& measure,
@@ -265,13 +242,32 @@ void print_summary(const Options& o, const Results& r) {
 
 }  // namespace
 
+// ---- consumers ----
+
+rd_kafka_conf_t* consumer_conf(const Target& target, const std::string& group_id) {
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  set(conf, "bootstrap.servers", target.bootstrap());
+  set(conf, "group.id", group_id);
+  set(conf, "enable.auto.commit", "false");
+  set(conf, "log_level", "3");
+  return conf;
+}
+
+rd_kafka_t* new_consumer(rd_kafka_conf_t* conf) {
+  char err[512];
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (rk == nullptr) die(std::string("consumer: ") + err);
+  rd_kafka_poll_set_consumer(rk);
+  return rk;
+}
+
 }  // namespace group_bench
 
 int main(int argc, char** argv) {
   using namespace group_bench;
   std::signal(SIGPIPE, SIG_IGN);
   const Options o = parse(argc, argv);
-  BrokerTarget strata(o);  // first: forks before any librdkafka thread exists
+  BrokerTarget strata(broker_spec(o));  // first: forks before any librdkafka thread exists
   std::unique_ptr<MockTarget> mock;
   if (!o.no_mock) mock = std::make_unique<MockTarget>();
   double load[3] = {0, 0, 0};

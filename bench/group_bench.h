@@ -1,13 +1,10 @@
 // group_bench: consumer-group benchmarks of issue 5 (group_bench.cc has the usage).
-//   group_bench_targets.cc    the targets (a Strata process, librdkafka's mock cluster),
-//                             librdkafka helpers, broker-side counters
+//   bench_targets.h           (shared) the targets (a Strata process, librdkafka's mock
+//                             cluster), librdkafka helpers, broker-side counters, summaries
+//   group_bench.cc            options, consumer helpers, the runs and their summary
 //   group_bench_commits.cc    commit throughput
 //   group_bench_rebalance.cc  subscribed members; a member's end to the next stable group
 #pragma once
-
-#include <librdkafka/rdkafka.h>
-#include <librdkafka/rdkafka_mock.h>
-#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,13 +17,29 @@
 #include <thread>
 #include <vector>
 
+#include "bench_targets.h"
+
 namespace group_bench {
 
-using Clock = std::chrono::steady_clock;
+using strata_bench::BrokerTarget;
+using strata_bench::Clock;
+using strata_bench::die;
+using strata_bench::FdatasyncCounter;
+using strata_bench::MockTarget;
+using strata_bench::ms_between;
+using strata_bench::probe_fdatasync;
+using strata_bench::process_cpu_s;
+using strata_bench::quantile;
+using strata_bench::ratio;
+using strata_bench::Results;
+using strata_bench::self_cpu_s;
+using strata_bench::set;
+using strata_bench::stat;
+using strata_bench::SyncProbe;
+using strata_bench::Target;
 
 constexpr int kConsumersMax = 256;
 constexpr int kRepeatMax = 100;
-constexpr int kAdminTimeoutMs = 10000;
 
 struct Options {
   std::string strata;     // path of the strata binary to start, or
@@ -47,95 +60,9 @@ struct Options {
   int stable_wait_ms_max = 60000;  // bound of every wait for a stable group
 };
 
-// Where a measurement runs: a bootstrap string and a way to create a topic there.
-class Target {
- public:
-  virtual ~Target() = default;
-  virtual const char* name() const = 0;
-  virtual std::string bootstrap() const = 0;
-  virtual void create_topic(const std::string& topic, int partitions) = 0;
-};
-
-// A Kafka broker at a bootstrap address: one given (--bootstrap), or a `strata broker`
-// process that this object starts on a fresh data dir (--strata) and stops with SIGTERM,
-// keeping the dir only if the broker exits badly. It forks: construct it before any
-// librdkafka handle exists.
-class BrokerTarget : public Target {
- public:
-  explicit BrokerTarget(const Options& o);
-  ~BrokerTarget() override;
-  BrokerTarget(const BrokerTarget&) = delete;
-  BrokerTarget& operator=(const BrokerTarget&) = delete;
-  const char* name() const override { return "strata"; }
-  std::string bootstrap() const override { return bootstrap_; }
-  void create_topic(const std::string& topic, int partitions) override;
-  pid_t pid() const { return pid_; }               // -1 with --bootstrap
-  const std::string& dir() const { return dir_; }  // data dir's parent and broker.log
-
- private:
-  void start(const Options& o);
-
-  pid_t pid_ = -1;
-  std::string dir_;
-  std::string bootstrap_;
-  rd_kafka_t* admin_ = nullptr;  // for CreateTopics
-};
-
-// librdkafka's mock cluster, one broker; its owner handle runs the mock's thread here.
-class MockTarget : public Target {
- public:
-  MockTarget();
-  ~MockTarget() override;
-  MockTarget(const MockTarget&) = delete;
-  MockTarget& operator=(const MockTarget&) = delete;
-  const char* name() const override { return "mock"; }
-  std::string bootstrap() const override;
-  void create_topic(const std::string& topic, int partitions) override;
-
- private:
-  rd_kafka_t* owner_ = nullptr;
-  rd_kafka_mock_cluster_t* cluster_ = nullptr;
-};
-
-// Prints the message, kills a broker this process started (showing its log's tail) and
-// exits with status 2.
-[[noreturn]] void die(const std::string& what);
-void set(rd_kafka_conf_t* conf, const std::string& key, const std::string& value);
 // A consumer configuration for `target` and `group_id` (no auto commit, quiet logs).
 rd_kafka_conf_t* consumer_conf(const Target& target, const std::string& group_id);
 rd_kafka_t* new_consumer(rd_kafka_conf_t* conf);
-double ms_between(Clock::time_point a, Clock::time_point b);
-// The p-th quantile (0..1) of `v`, which it sorts; 0 for an empty vector.
-double quantile(std::vector<double>& v, double p);
-
-// CPU seconds (user + system) used so far by process `pid` (/proc/PID/stat), or by this one.
-double process_cpu_s(pid_t pid);
-double self_cpu_s();
-
-// Counts the fdatasync calls of every thread of a process through the syscalls tracepoint,
-// one perf event per thread (an event follows one thread, and `inherit` only covers
-// threads started later). Without tracefs or perf_event permission it counts nothing.
-class FdatasyncCounter {
- public:
-  explicit FdatasyncCounter(pid_t pid);
-  ~FdatasyncCounter() { close_all(); }
-  FdatasyncCounter(const FdatasyncCounter&) = delete;
-  FdatasyncCounter& operator=(const FdatasyncCounter&) = delete;
-  int64_t count() const;  // calls since construction, or -1 when not counting
-
- private:
-  void close_all();
-  std::vector<int> fds_;
-};
-
-// The floor under one durable commit: one thread appending 200 bytes and calling
-// fdatasync, again and again for `seconds`, on a file in `dir`.
-struct SyncProbe {
-  double per_s = 0;
-  double p50_ms = 0;
-  double p99_ms = 0;
-};
-SyncProbe probe_fdatasync(const std::string& dir, double seconds);
 
 // One commit-throughput run; rates are over the timed window only.
 struct CommitResult {
