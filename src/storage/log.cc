@@ -76,6 +76,7 @@ Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
 // every segment, recover from the recovery point on (or everything whose indexes fail
 // their sanity check), and start an empty segment if there is none.
 Result<void, StorageError> Log::load(const LogOptions& options) {
+  if (auto s = complete_swaps(); !s) return s;
   auto names = list_dir(dir_);
   if (!names) return fail(names.error());
   std::vector<int64_t> bases;

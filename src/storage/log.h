@@ -19,6 +19,7 @@
 #include "common/types.h"
 #include "storage/checkpoint.h"
 #include "storage/errors.h"
+#include "storage/log_cleaner.h"
 #include "storage/log_config.h"
 #include "storage/producer_snapshot.h"
 #include "storage/producer_state.h"
@@ -156,6 +157,20 @@ class Log {
   const ProducerState& producers() const { return producers_; }
   // Offsets of the producer snapshot files present (`<offset>.snapshot`), ascending.
   std::vector<Offset> snapshot_offsets() const;
+  // ---- Compaction (log_clean.cc; the protocol is in log_cleaner.h). Shard only.
+  // Kafka's cleanable range and dirty ratio, from the cleaner checkpoint (nullopt: none).
+  CleanableStats cleanable(std::optional<Offset> checkpoint, int64_t now_ms) const;
+  // The cleaner thread's task: nullopt when the log is not compacted or nothing dirty is
+  // cleanable (the active segment, the last stable offset, min.compaction.lag.ms).
+  // kClosed after close().
+  Result<std::optional<CleanTask>, StorageError> prepare_clean(std::optional<Offset> checkpoint,
+                                                               int64_t now_ms) const;
+  // Swaps run_clean's output in, group by group (Kafka's replaceSegments); a group one of
+  // whose segments left the log meanwhile (retention, DeleteRecords) is discarded, as is
+  // everything after close() (kClosed). The replaced files are unlinked after
+  // file.delete.delay.ms, as retention's.
+  Result<CleanOutcome, StorageError> finish_clean(CleanResult&& result, int64_t now_ms);
+
   // Replaces the settings (AlterConfigs). Each takes effect at its next use (appends,
   // rolls, flushes, retention); existing segments keep the index sizes they were made with.
   void set_config(const LogConfig& config);
@@ -163,6 +178,11 @@ class Log {
  private:
   Log(std::string dir, const LogOptions& options);
   Result<void, StorageError> load(const LogOptions& options);
+  // Kafka's LogLoader for interrupted cleanings: `.cleaned` files deleted, `.swap`
+  // segments completed (the segments in their offset range deleted, then renamed).
+  Result<void, StorageError> complete_swaps();
+  bool still_holds(const CleanedGroup& group) const;
+  Result<void, StorageError> swap_in(CleanedGroup& group, int64_t now_ms, CleanOutcome& out);
   Result<void, StorageError> recover_from(size_t first_index);
   Result<void, StorageError> roll(int64_t now_ms);
   Segment& active() { return *segments_.rbegin()->second; }

@@ -1,5 +1,6 @@
 #include "storage/log_config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 
@@ -15,6 +16,18 @@ Result<void, std::string> parse_int(const std::string& name, const std::string& 
     return fail(name + ": not a number: " + text);
   }
   if (v < min) return fail(name + ": must be at least " + std::to_string(min) + ": " + text);
+  out = v;
+  return {};
+}
+
+Result<void, std::string> parse_ratio(const std::string& name, const std::string& text,
+                                      double& out) {
+  double v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size()) {
+    return fail(name + ": not a number: " + text);
+  }
+  if (!(v >= 0.0 && v <= 1.0)) return fail(name + ": must be between 0 and 1: " + text);
   out = v;
   return {};
 }
@@ -47,6 +60,10 @@ Result<void, std::string> LogConfig::apply(const std::map<std::string, std::stri
       {"flush.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, flush_ms); }},
       {"max.message.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 0, max_message_bytes); }},
       {"file.delete.delay.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, file_delete_delay_ms); }},
+      {"min.cleanable.dirty.ratio", [&](auto& n, auto& v) { return parse_ratio(n, v, min_cleanable_dirty_ratio); }},
+      {"min.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, min_compaction_lag_ms); }},
+      {"max.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 1, max_compaction_lag_ms); }},
+      {"delete.retention.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, delete_retention_ms); }},
       {"cleanup.policy", [&](auto& n, auto& v) {
          return parse_choice(n, v, {"delete", "compact", "compact,delete", "delete,compact"},
                              cleanup_policy);
@@ -65,6 +82,11 @@ Result<void, std::string> LogConfig::apply(const std::map<std::string, std::stri
     if (auto r = it->second(name, value); !r) return r;
   }
   return {};
+}
+
+size_t CleanerConfig::map_bytes_per_thread() const {
+  const int64_t per_thread = dedupe_buffer_size / std::max<int32_t>(threads, 1);
+  return size_t(std::clamp<int64_t>(per_thread, 0, INT32_MAX));
 }
 
 }  // namespace strata::storage

@@ -74,6 +74,7 @@ Result<void, StorageError> LogManager::load() {
   if (!recovery) return fail(recovery.error());
   auto starts = read_offset_checkpoint(dir + "/" + kLogStarts);
   if (!starts) return fail(starts.error());
+  if (auto c = load_cleaner_checkpoint(); !c) return c;
 
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (!entry.is_directory()) continue;
@@ -97,6 +98,10 @@ Result<void, StorageError> LogManager::load() {
       spdlog::warn("recovery of {}: {}", name, note);
     }
     logs_.emplace(*tp, std::move(*log));
+  }
+  {
+    std::lock_guard guard(cleaner_mu_);  // checkpoint entries of partitions not here go
+    std::erase_if(cleaner_, [this](const auto& e) { return !logs_.contains(e.first); });
   }
   spdlog::info("loaded {} partition logs from {} ({} shutdown)", logs_.size(), dir,
                clean_ ? "clean" : "unclean");
@@ -136,6 +141,12 @@ Result<void, StorageError> LogManager::remove(const TopicPartition& tp) {
   }
   const std::string from = log->dir();
   log.reset();
+  {
+    std::lock_guard guard(cleaner_mu_);
+    if (cleaner_.erase(tp) > 0) {
+      if (auto r = write_cleaner_checkpoint_locked(); !r) return r;
+    }
+  }
   const std::string to = from + "." + random_cluster_id() + "-delete";
   if (auto r = rename_file(from, to); !r) return r;
   std::error_code ec;

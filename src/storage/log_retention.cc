@@ -45,11 +45,14 @@ Result<size_t, StorageError> Log::apply_retention(int64_t now_ms) {
   for (auto it = segments_.begin(); it != segments_.end(); ++it) {
     const Segment& seg = *it->second;
     const auto next = std::next(it);
-    const bool below_start = next != segments_.end() && Offset(next->first) <= log_start_;
-    const bool expired = deletes && config_.retention_ms >= 0 && !seg.empty() &&
-                         now_ms - seg.max_timestamp() > config_.retention_ms;
+    const bool last = next == segments_.end();
+    const bool below_start = !last && Offset(next->first) <= log_start_;
+    // An empty segment before the last (a cleaning emptied it) has no timestamp: Kafka's
+    // test (now - (-1) > retention.ms) takes it as expired.
+    const bool expired = deletes && config_.retention_ms >= 0 &&
+                         (seg.empty() ? !last : now_ms - seg.max_timestamp() > config_.retention_ms);
     const bool over_size = deletes && config_.retention_bytes >= 0 && excess - int64_t(seg.size()) >= 0;
-    if (seg.empty() || !(below_start || expired || over_size)) break;
+    if ((seg.empty() && last) || !(below_start || expired || over_size)) break;
     excess -= int64_t(seg.size());
     doomed.emplace_back(it->first);
   }

@@ -34,8 +34,9 @@ std::string Segment::log_path() const { return path_of(dir_, base_, kLogSuffix) 
 
 Result<std::unique_ptr<Segment>, StorageError> Segment::create(const std::string& dir, Offset base,
                                                                const LogConfig& config,
-                                                               int64_t now_ms) {
-  auto log = File::open(path_of(dir, base, kLogSuffix), true);
+                                                               int64_t now_ms,
+                                                               const std::string& suffix) {
+  auto log = File::open(path_of(dir, base, kLogSuffix) + suffix, true);
   if (!log) return fail(log.error());
   // Truncate only a leftover: on ext4 truncating a file makes its close start writeback.
   auto existing = (*log)->size();
@@ -43,20 +44,21 @@ Result<std::unique_ptr<Segment>, StorageError> Segment::create(const std::string
   if (*existing > 0) {
     if (auto t = (*log)->truncate(0); !t) return fail(t.error());
   }
-  auto offsets = OffsetIndex::open(path_of(dir, base, kIndexSuffix), base,
+  auto offsets = OffsetIndex::open(path_of(dir, base, kIndexSuffix) + suffix, base,
                                    size_t(config.segment_index_bytes), true);
   if (!offsets) return fail(offsets.error());
   offsets->clear();
-  auto times = TimeIndex::open(path_of(dir, base, kTimeIndexSuffix), base,
+  auto times = TimeIndex::open(path_of(dir, base, kTimeIndexSuffix) + suffix, base,
                                size_t(config.segment_index_bytes), true);
   if (!times) return fail(times.error());
   times->clear();
-  auto txns = TxnIndex::create(path_of(dir, base, kTxnIndexSuffix), base);
+  auto txns = TxnIndex::create(path_of(dir, base, kTxnIndexSuffix) + suffix, base);
   if (!txns) return fail(txns.error());
   std::unique_ptr<Segment> s(new Segment(dir, base, std::move(*log), std::move(*offsets),
                                          std::move(*times), 0, now_ms));
   s->txns_ = std::move(*txns);
   s->index_interval_bytes_ = config.index_interval_bytes;
+  s->suffix_ = suffix;
   return s;
 }
 
@@ -226,6 +228,9 @@ Result<uint64_t, StorageError> Segment::indexed_boundary(uint64_t begin, uint64_
   return uint64_t(entry.position);
 }
 
+uint64_t Segment::offset_index_bytes() const { return offsets_.entries() * kOffsetIndexEntrySize; }
+uint64_t Segment::time_index_bytes() const { return times_.entries() * kTimeIndexEntrySize; }
+
 Result<void, StorageError> Segment::sanity_check() const {
   if (auto r = offsets_.sanity_check(); !r) return r;
   if (auto r = times_.sanity_check(); !r) return r;
@@ -250,7 +255,7 @@ Result<void, StorageError> Segment::rename_all(const std::string& suffix) {
   if (auto r = rename_file(log_from, path_of(dir_, base_, kLogSuffix) + suffix); !r) return r;
   if (auto r = offsets_.rename(path_of(dir_, base_, kIndexSuffix) + suffix); !r) return r;
   if (auto r = times_.rename(path_of(dir_, base_, kTimeIndexSuffix) + suffix); !r) return r;
-  if (auto r = txns_->rename(suffix); !r) return r;
+  if (auto r = txns_->rename(path_of(dir_, base_, kTxnIndexSuffix) + suffix); !r) return r;
   suffix_ = suffix;
   return {};
 }

@@ -63,10 +63,12 @@ using EntryVisitor = std::function<void(Bytes entry)>;
 
 class Segment {
  public:
-  // A new, empty segment (files created; indexes preallocated).
+  // A new, empty segment (files created; indexes preallocated). With a `suffix`
+  // (".cleaned": the cleaner's output) every file name carries it until rename_all.
   static Result<std::unique_ptr<Segment>, StorageError> create(const std::string& dir, Offset base,
                                                                const LogConfig& config,
-                                                               int64_t now_ms);
+                                                               int64_t now_ms,
+                                                               const std::string& suffix = "");
   // An existing segment. Indexes are loaded as they are (the txn index read whole);
   // `sanity_check()` tells whether they can be trusted, else the caller runs `recover()`. `active` keeps the indexes
   // preallocated for appends.
@@ -83,6 +85,13 @@ class Segment {
   int64_t max_timestamp() const { return max_timestamp_; }
   Offset offset_of_max_timestamp() const { return offset_of_max_timestamp_; }
   const std::shared_ptr<File>& log_file() const { return log_; }
+  // The max timestamp of the first batch (Kafka's getFirstBatchTimestamp); -1 if none.
+  int64_t first_batch_timestamp() const { return rolling_timestamp_; }
+  // Bytes of index entries (what Kafka's cleaner counts when it groups segments).
+  uint64_t offset_index_bytes() const;
+  uint64_t time_index_bytes() const;
+  // The offset index's hint for `target`: a position at or before its batch.
+  uint64_t index_position(Offset target) const { return offsets_.lookup(target).position; }
   // The aborted transactions whose markers are in this segment. The log appends to it
   // after writing an ABORT marker, and while recovery replays the segment.
   TxnIndex& txn_index() { return *txns_; }
@@ -127,7 +136,8 @@ class Segment {
   Result<void, StorageError> on_become_inactive();
   // fdatasync of the log and the txn index, msync of the other indexes.
   Result<void, StorageError> flush();
-  // Renames every file with `suffix` appended (".deleted" before an async delete).
+  // Renames every file to its segment name with `suffix` appended (".deleted" before an
+  // async delete; ".swap" then "" when cleaned output replaces segments).
   Result<void, StorageError> rename_all(const std::string& suffix);
   // Unlinks every file (after rename_all, the renamed ones).
   void remove_files();
@@ -143,7 +153,7 @@ class Segment {
   Result<uint64_t, StorageError> indexed_boundary(uint64_t begin, uint64_t reach) const;
 
   std::string dir_;
-  std::string suffix_;  // "" or ".deleted" after rename_all
+  std::string suffix_;  // "", or ".deleted", ".cleaned", ".swap" (create, rename_all)
   Offset base_;
   std::shared_ptr<File> log_;
   OffsetIndex offsets_;

@@ -204,8 +204,8 @@ Result<void, StorageError> TxnIndex::flush() {
   return {};
 }
 
-Result<void, StorageError> TxnIndex::rename(const std::string& suffix) {
-  const std::string to = path_ + suffix;
+Result<void, StorageError> TxnIndex::rename(const std::string& new_path) {
+  const std::string& to = new_path;
   if (file_ || file_exists(path_)) {
     if (auto r = rename_file(path_, to); !r) return r;
   }

@@ -83,9 +83,9 @@ class TxnIndex {
   // rebuilds the entries).
   Result<void, StorageError> reset();
   Result<void, StorageError> flush();
-  // Renames the file, if there is one, to `path() + suffix` (".deleted"); the index
-  // keeps that name after.
-  Result<void, StorageError> rename(const std::string& suffix);
+  // Renames the file, if there is one, to `new_path` (the segment's name plus ".deleted",
+  // ".cleaned", ".swap" or nothing); the index keeps that name after.
+  Result<void, StorageError> rename(const std::string& new_path);
   // Unlinks the file, if any.
   void remove_file();
 

@@ -207,12 +207,15 @@ TEST(TxnIndex, RenameAndRemoveFollowTheFile) {
   TempDir dir;
   const std::string path = dir / "a.txnindex";
   auto index = open_index(path);
-  ASSERT_TRUE(index->rename(".deleted").ok());  // no file yet: only the name changes
+  ASSERT_TRUE(index->rename(path + ".deleted").ok());  // no file yet: only the name changes
   EXPECT_EQ(index->path(), path + ".deleted");
-  auto other = open_index(dir / "b.txnindex");
+  auto other = open_index(dir / "b.txnindex.cleaned");
   ASSERT_TRUE(other->append(txn(1, 0, 4, 5)).ok());
-  ASSERT_TRUE(other->rename(".deleted").ok());
+  ASSERT_TRUE(other->rename(dir / "b.txnindex.swap").ok());  // a cleaned segment's steps
+  ASSERT_TRUE(other->rename(dir / "b.txnindex").ok());
+  ASSERT_TRUE(other->rename(dir / "b.txnindex.deleted").ok());
   EXPECT_FALSE(std::filesystem::exists(dir / "b.txnindex"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "b.txnindex.swap"));
   EXPECT_TRUE(std::filesystem::exists(dir / "b.txnindex.deleted"));
   other->remove_file();
   EXPECT_FALSE(std::filesystem::exists(dir / "b.txnindex.deleted"));
