@@ -59,6 +59,8 @@ Result<void, std::string> Broker::start() {
   start_txns();
   server_->start();
   start_maintenance();
+  cleaner_ = std::make_unique<BrokerCleaner>(*this, config_.cleaner);
+  cleaner_->start();
   const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - started).count() / 1000.0;
   spdlog::info("strata broker {} ready on {}:{} ({} shards, log dir {}, cluster {}) in {:.1f} ms",
@@ -183,6 +185,9 @@ asio::awaitable<void> Broker::maintenance_loop() {
         storage::Log* log = logs_->get(tp);
         if (log == nullptr) return;
         log->tick(now);
+        if (log->config().cleanup_policy.find("compact") != std::string::npos) {
+          logs_->refresh_cleanable(tp, *log, now);
+        }
         if (!retention) return;
         if (auto r = log->apply_retention(now); r && *r > 0) {
           spdlog::info("retention deleted {} segments of {}-{}", *r, tp.topic, tp.partition.value());
@@ -206,6 +211,7 @@ void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
   asio::post(shard(0), [this] { maintenance_->cancel(); });
+  if (cleaner_) cleaner_->stop();  // its threads wait on the shards
   server_->stop();
   if (auto r = logs_->shutdown(); !r) {
     spdlog::error("clean shutdown failed: {}", r.error().message());

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "broker/cleaner.h"
 #include "broker/config.h"
 #include "broker/fetch_waiters.h"
 #include "broker/producer_ids.h"
@@ -132,6 +133,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<txn::MarkerWriter> txn_markers_;
   std::unique_ptr<txn::TxnCoordinator> txns_;
   std::atomic<bool> txn_topic_ready_{false};
+  std::unique_ptr<BrokerCleaner> cleaner_;
   std::unique_ptr<asio::steady_timer> maintenance_;
   std::atomic<bool> stopped_{false};
 };

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 
@@ -95,6 +96,22 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"group.min.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_min_session_timeout_ms); }},
       {"group.max.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_session_timeout_ms); }},
       {"group.max.size", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_size); }},
+      {"log.cleaner.enable", bool_of(cleaner.enable)},
+      {"log.cleaner.threads", [this](auto& k, auto& v) { return to_int(k, v, cleaner.threads); }},
+      {"log.cleaner.dedupe.buffer.size", [this](auto& k, auto& v) { return to_int(k, v, cleaner.dedupe_buffer_size); }},
+      {"log.cleaner.io.buffer.size", [this](auto& k, auto& v) { return to_int(k, v, cleaner.io_buffer_size); }},
+      {"log.cleaner.io.buffer.load.factor", [this](auto& k, auto& v) -> Result<void, std::string> {
+         char* end = nullptr;
+         const double x = std::strtod(v.c_str(), &end);
+         if (end != v.c_str() + v.size() || !(x > 0 && x <= 1)) return fail(k + ": expected a ratio in (0, 1]: " + v);
+         cleaner.dedupe_buffer_load_factor = x;
+         return {};
+       }},
+      {"log.cleaner.min.cleanable.ratio", topic("min.cleanable.dirty.ratio")},
+      {"log.cleaner.delete.retention.ms", topic("delete.retention.ms")},
+      {"log.cleaner.min.compaction.lag.ms", topic("min.compaction.lag.ms")},
+      {"log.cleaner.max.compaction.lag.ms", topic("max.compaction.lag.ms")},
+      {"log.cleaner.backoff.ms", [this](auto& k, auto& v) { return to_int(k, v, cleaner.backoff_ms); }},
       {"transaction.state.log.num.partitions", [this](auto& k, auto& v) { return to_int(k, v, txns.state_log_num_partitions); }},
       {"transaction.state.log.segment.bytes", [this](auto& k, auto& v) { return to_int(k, v, txns.state_log_segment_bytes); }},
       {"transaction.max.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, txns.max_timeout_ms); }},

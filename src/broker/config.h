@@ -33,6 +33,7 @@ struct BrokerConfig {
   // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
   group::GroupConfig groups;
   txn::TxnConfig txns;
+  storage::CleanerConfig cleaner;
   // Topic-config defaults derived from the log.* broker settings.
   storage::LogConfig log_defaults;
 

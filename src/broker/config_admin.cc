@@ -18,6 +18,15 @@ std::string str(int64_t v) {
   return std::to_string(v);
 }
 
+// Shortest round-trip text, as Java prints a double ("0.5", "0.01").
+std::string str_double(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  std::string out(buf, ec == std::errc() ? end : buf);
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
 std::string joined(const std::vector<std::string>& keys) {
   std::string out;
   for (const std::string& k : keys) out += (out.empty() ? "" : ", ") + k;
@@ -41,6 +50,9 @@ const std::vector<TopicConfigKey>& topic_config_keys() {
       {"compression.type", kString, "compression.type", true,
        [](const LogConfig& c) { return c.compression_type; },
        "The final compression of the topic's batches; producer keeps the producer's codec."},
+      {"delete.retention.ms", kLong, "log.cleaner.delete.retention.ms", true,
+       [](const LogConfig& c) { return str(c.delete_retention_ms); },
+       "How long tombstones and transaction markers are kept after a compaction first sees them."},
       {"file.delete.delay.ms", kLong, "log.segment.delete.delay.ms", true,
        [](const LogConfig& c) { return str(c.file_delete_delay_ms); },
        "How long to wait before deleting a file from the filesystem."},
@@ -53,12 +65,21 @@ const std::vector<TopicConfigKey>& topic_config_keys() {
       {"index.interval.bytes", kInt, "log.index.interval.bytes", true,
        [](const LogConfig& c) { return str(c.index_interval_bytes); },
        "How often (in log bytes) an offset index entry is added."},
+      {"max.compaction.lag.ms", kLong, "log.cleaner.max.compaction.lag.ms", true,
+       [](const LogConfig& c) { return str(c.max_compaction_lag_ms); },
+       "The longest a record may stay uncompacted."},
       {"max.message.bytes", kInt, "message.max.bytes", true,
        [](const LogConfig& c) { return str(c.max_message_bytes); },
        "The largest record batch size allowed."},
       {"message.timestamp.type", kString, "log.message.timestamp.type", true,
        [](const LogConfig& c) { return c.message_timestamp_type; },
        "Whether record timestamps are CreateTime or LogAppendTime."},
+      {"min.cleanable.dirty.ratio", kDouble, "log.cleaner.min.cleanable.ratio", true,
+       [](const LogConfig& c) { return str_double(c.min_cleanable_dirty_ratio); },
+       "The dirty share of the log above which the cleaner compacts it."},
+      {"min.compaction.lag.ms", kLong, "log.cleaner.min.compaction.lag.ms", true,
+       [](const LogConfig& c) { return str(c.min_compaction_lag_ms); },
+       "The least time a record stays uncompacted."},
       {"retention.bytes", kLong, "log.retention.bytes", true,
        [](const LogConfig& c) { return str(c.retention_bytes); },
        "The maximum size a partition can grow to before old segments are deleted (-1: no limit)."},

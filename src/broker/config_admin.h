@@ -40,6 +40,7 @@ inline constexpr int8_t kBoolean = 1;
 inline constexpr int8_t kString = 2;
 inline constexpr int8_t kInt = 3;
 inline constexpr int8_t kLong = 5;
+inline constexpr int8_t kDouble = 6;
 inline constexpr int8_t kList = 7;
 }  // namespace config_type
 

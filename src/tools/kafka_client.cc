@@ -95,11 +95,16 @@ constexpr Named kErrorNames[] = {
 // Kafka's names of the APIs the tools may ask for.
 constexpr Named kApiNames[] = {
     {0, "Produce"}, {1, "Fetch"}, {2, "ListOffsets"}, {3, "Metadata"},
-    {10, "FindCoordinator"}, {18, "ApiVersions"}, {19, "CreateTopics"},
+    {8, "OffsetCommit"}, {9, "OffsetFetch"}, {10, "FindCoordinator"}, {11, "JoinGroup"},
+    {12, "Heartbeat"}, {13, "LeaveGroup"}, {14, "SyncGroup"}, {15, "DescribeGroups"},
+    {16, "ListGroups"}, {18, "ApiVersions"}, {19, "CreateTopics"},
     {20, "DeleteTopics"}, {21, "DeleteRecords"}, {22, "InitProducerId"},
-    {23, "OffsetForLeaderEpoch"}, {32, "DescribeConfigs"}, {33, "AlterConfigs"},
-    {35, "DescribeLogDirs"}, {37, "CreatePartitions"}, {44, "IncrementalAlterConfigs"},
-    {60, "DescribeCluster"},
+    {23, "OffsetForLeaderEpoch"}, {24, "AddPartitionsToTxn"}, {25, "AddOffsetsToTxn"},
+    {26, "EndTxn"}, {27, "WriteTxnMarkers"}, {28, "TxnOffsetCommit"},
+    {32, "DescribeConfigs"}, {33, "AlterConfigs"},
+    {35, "DescribeLogDirs"}, {37, "CreatePartitions"}, {42, "DeleteGroups"},
+    {44, "IncrementalAlterConfigs"}, {47, "OffsetDelete"}, {60, "DescribeCluster"},
+    {61, "DescribeProducers"}, {65, "DescribeTransactions"}, {66, "ListTransactions"},
 };
 // clang-format on
 

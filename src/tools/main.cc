@@ -1,4 +1,4 @@
-// strata: the single binary. Subcommands: broker, dump-log, topic, group.
+// strata: the single binary. Subcommands: broker, dump-log, topic, group, txn.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -7,6 +7,7 @@
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/topic_command.h"
+#include "tools/txn_command.h"
 
 namespace {
 
@@ -52,10 +53,13 @@ int main(int argc, char** argv) {
   strata::tools::add_topic_command(app, topic);
   strata::tools::GroupArgs group;
   strata::tools::add_group_command(app, group);
+  strata::tools::TxnArgs txn;
+  strata::tools::add_txn_command(app, txn);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
+  if (app.got_subcommand("txn")) return strata::tools::run_txn(txn, std::cout, std::cerr);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

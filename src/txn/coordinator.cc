@@ -251,10 +251,9 @@ std::vector<TxnListing> TxnCoordinator::list(int32_t partition, const TxnFilter&
             filter.producer_ids.end()) {
       continue;
     }
-    if (filter.min_duration_ms >= 0 &&
-        (m->state != TxnState::kOngoing || now - m->start_ms < filter.min_duration_ms)) {
-      continue;
-    }
+    // Kafka's rule (listTransactionStates): dropped when it started at most that long
+    // ago; ids with no transaction (start -1) always pass.
+    if (filter.min_duration_ms >= 0 && now - m->start_ms <= filter.min_duration_ms) continue;
     out.push_back({id, m->producer_id, m->state});
   }
   return out;

@@ -95,7 +95,7 @@ struct TxnListing {
 struct TxnFilter {
   std::vector<std::string> states;      // Kafka's state names; empty: all
   std::vector<int64_t> producer_ids;    // empty: all
-  int64_t min_duration_ms = -1;         // v1: running at least this long; -1: all
+  int64_t min_duration_ms = -1;         // v1: started more than this long ago; -1: all
 };
 
 class TxnCoordinator {

@@ -35,9 +35,11 @@ TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 TYPE_STRING, TYPE_INT, TYPE_LONG, TYPE_LIST = 2, 3, 5, 7
 TOPIC, BROKER = 2, 4
 TOPIC_CONFIGS = {
-    "cleanup.policy", "compression.type", "file.delete.delay.ms", "flush.messages", "flush.ms",
-    "index.interval.bytes", "max.message.bytes", "message.timestamp.type",
-    "retention.bytes", "retention.ms", "segment.bytes", "segment.index.bytes", "segment.ms",
+    "cleanup.policy", "compression.type", "delete.retention.ms", "file.delete.delay.ms",
+    "flush.messages", "flush.ms", "index.interval.bytes", "max.compaction.lag.ms",
+    "max.message.bytes", "message.timestamp.type", "min.cleanable.dirty.ratio",
+    "min.compaction.lag.ms", "retention.bytes", "retention.ms", "segment.bytes",
+    "segment.index.bytes", "segment.ms",
 }
 
 FAILED = []
