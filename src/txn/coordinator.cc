@@ -177,6 +177,12 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id,
   if (int16_t e = check_producer(*m, producer_id, producer_epoch); e != errc::kNone) {
     return done(e);
   }
+  if (completing(*m)) {
+    m->after_complete.push_back([this, id, producer_id, producer_epoch, partitions, done] {
+      add_partitions(id, producer_id, producer_epoch, partitions, done);
+    });
+    return;
+  }
   if (m->pending || m->state == TxnState::kPrepareCommit || m->state == TxnState::kPrepareAbort) {
     return done(errc::kConcurrentTransactions);
   }

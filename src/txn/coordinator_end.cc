@@ -35,6 +35,13 @@ void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t
     if (producer_id != m->producer_id) return done({errc::kInvalidProducerIdMapping});
     if (producer_epoch != m->epoch) return done({errc::kProducerFenced});
   }
+  // A retry of the EndTxn whose markers are being written: answered once complete.
+  if (completing(*m) && m->state == want_prepare) {
+    m->after_complete.push_back([this, id, producer_id, producer_epoch, commit, bump_epoch, done] {
+      end_txn(id, producer_id, producer_epoch, commit, bump_epoch, done);
+    });
+    return;
+  }
   if (m->pending) return done({errc::kConcurrentTransactions});
   if (tv2_retry) {
     if (m->state == want) return done({errc::kNone, m->producer_id, m->epoch});
@@ -131,6 +138,9 @@ void TxnCoordinator::complete(const MetaPtr& m) {
                 }
                 apply_value(*m, v);
                 m->pending = false;
+                std::vector<std::function<void()>> parked;
+                parked.swap(m->after_complete);
+                for (auto& again : parked) again();
               });
 }
 

@@ -284,15 +284,51 @@ TEST_F(TxnCoordinatorTest, MarkerFailuresAreRetriedUntilWritten) {
   EXPECT_EQ(add("t1", p, "a", 0), 0);
 }
 
-TEST_F(TxnCoordinatorTest, RequestsDuringTheMarkerRoundAreConcurrent) {
+// While the ended transaction's markers are written, the producer's next
+// AddPartitionsToTxn and a retried EndTxn wait for the completion instead of failing
+// with CONCURRENT_TRANSACTIONS (up to kParkedMax of them); InitProducerId does not wait.
+TEST_F(TxnCoordinatorTest, RequestsDuringTheMarkerRoundWaitForTheCompletion) {
+  config.marker_retry_backoff_ms = 1;
+  make();
+  load_all();
+  PidAndEpoch p = init("t1");
+  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  markers.failures = 3;
+  ASSERT_EQ(end("t1", p, true).error, 0);
+  std::vector<int16_t> answers;
+  // (A client sends the next AddPartitionsToTxn only once its EndTxn is answered.)
+  coord->end_txn("t1", p.producer_id, p.producer_epoch, true, false,
+                 [&](PidAndEpoch r) { answers.push_back(r.error); });
+  coord->add_partitions("t1", p.producer_id, p.producer_epoch, {{"b", {0}}},
+                        [&](int16_t e) { answers.push_back(e); });
+  EXPECT_EQ(init("t1").error, errc::kConcurrentTransactions);
+  EXPECT_TRUE(answers.empty());
+  for (int i = 0; i < 200 && answers.size() < 2; ++i) {
+    io.restart();
+    io.run_one_for(std::chrono::milliseconds(10));
+  }
+  // The EndTxn retry (same outcome) succeeds; the add opens the next transaction.
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[0], 0);
+  EXPECT_EQ(answers[1], 0);
+  EXPECT_EQ(state("t1"), TxnState::kOngoing);
+  EXPECT_EQ(coord->describe("t1").partitions, (std::vector<TxnTopicPartitions>{{"b", {0}}}));
+}
+
+TEST_F(TxnCoordinatorTest, TooManyWaitingRequestsAreConcurrent) {
   load_all();
   markers.failures = 1000000;  // markers never complete in this test
   PidAndEpoch p = init("t1");
   ASSERT_EQ(add("t1", p, "a", 0), 0);
   ASSERT_EQ(end("t1", p, true).error, 0);
+  int parked = 0;
+  for (int i = 0; i < 8; ++i) {
+    coord->add_partitions("t1", p.producer_id, p.producer_epoch, {{"a", {0}}},
+                          [&](int16_t) { ++parked; });
+  }
   EXPECT_EQ(add("t1", p, "a", 0), errc::kConcurrentTransactions);
   EXPECT_EQ(end("t1", p, true).error, errc::kConcurrentTransactions);
-  EXPECT_EQ(init("t1").error, errc::kConcurrentTransactions);
+  EXPECT_EQ(parked, 0);
   coord->shutdown(partition_for_txn("t1", 50));
 }
 

@@ -7,7 +7,9 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "txn/coordinator.h"
 
@@ -33,7 +35,22 @@ struct TxnCoordinator::Metadata {
   // get CONCURRENT_TRANSACTIONS.
   bool pending = false;
   std::unique_ptr<asio::steady_timer> retry_timer;  // marker or complete retries
+  // Requests that arrived while the markers of the ended transaction were being
+  // written, run again once it is complete (instead of CONCURRENT_TRANSACTIONS, which
+  // clients retry only after 20-100 ms).
+  std::vector<std::function<void()>> after_complete;
 };
+
+// At most this many requests wait for a completion; later ones get
+// CONCURRENT_TRANSACTIONS (a producer has one request of the kind in flight; more means
+// retries of requests that timed out).
+inline constexpr size_t kParkedMax = 8;
+
+// The ended transaction's markers are being written: requests may wait for them.
+inline bool completing(const TxnCoordinator::Metadata& m) {
+  return m.pending && (m.state == TxnState::kPrepareCommit || m.state == TxnState::kPrepareAbort) &&
+         m.after_complete.size() < kParkedMax;
+}
 
 // One __transaction_state partition's ids and timer.
 struct TxnCoordinator::PartitionState {
