@@ -8,6 +8,7 @@
 
 #include "broker/dispatch.h"
 #include "broker/group_log.h"
+#include "broker/metrics.h"
 #include "broker/txn_log.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
@@ -55,10 +56,22 @@ Result<void, std::string> Broker::start() {
   server_ = std::make_unique<net::Server>(n, *this);
   std::string error;
   if (!server_->listen(error)) return fail(error);
+  if (config_.metrics_enabled) {
+    metrics_ = std::make_unique<MetricsServer>(shard(0), [this] {
+      return render_prometheus(broker_metric_families(collect_broker_figures(*this)));
+    });
+    if (!metrics_->listen(config_.metrics_host, config_.metrics_port, error)) {
+      return fail("metrics.listener: " + error);
+    }
+  }
   start_groups();
   start_txns();
   server_->start();
   start_maintenance();
+  if (metrics_) {
+    metrics_->start();
+    spdlog::info("metrics on http://{}:{}/metrics", config_.metrics_host, metrics_->bound_port());
+  }
   cleaner_ = std::make_unique<BrokerCleaner>(*this, config_.cleaner);
   cleaner_->start();
   const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -185,7 +198,7 @@ asio::awaitable<void> Broker::maintenance_loop() {
         storage::Log* log = logs_->get(tp);
         if (log == nullptr) return;
         log->tick(now);
-        if (log->config().cleanup_policy.find("compact") != std::string::npos) {
+        if (log->config().compact()) {
           logs_->refresh_cleanable(tp, *log, now);
         }
         if (!retention) return;
@@ -211,6 +224,7 @@ void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
   asio::post(shard(0), [this] { maintenance_->cancel(); });
+  if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards
   server_->stop();
   if (auto r = logs_->shutdown(); !r) {

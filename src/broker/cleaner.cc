@@ -47,6 +47,9 @@ void BrokerCleaner::run() {
     return;
   }
   while (!stopping_) {
+    // After a cleaning, look for the next at once; when none was needed, or the one
+    // tried failed (a corrupt batch, a log no longer compacted), wait, so a partition
+    // that cannot be cleaned is retried every log.cleaner.backoff.ms, not in a loop.
     if (clean_one(**map)) continue;
     std::unique_lock lock(mu_);
     wake_.wait_for(lock, std::chrono::milliseconds(config_.backoff_ms),
@@ -56,12 +59,10 @@ void BrokerCleaner::run() {
 
 bool BrokerCleaner::clean_one(storage::OffsetMap& map) {
   auto tp = broker_.logs().grab_filthiest();
-  if (!tp) return false;
-  clean(*tp, map);
-  return true;
+  return tp && clean(*tp, map);
 }
 
-void BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap& map) {
+bool BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap& map) {
   storage::LogManager& logs = broker_.logs();
   const size_t shard = broker_.owner_shard(tp);
   const std::string name = tp.topic + "-" + std::to_string(tp.partition.value());
@@ -74,13 +75,15 @@ void BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap&
   });
   if (!task || !*task) {
     if (!task) spdlog::warn("log cleaner: {}: {}", name, task.error().message());
-    return logs.abort_cleaning(tp);
+    logs.abort_cleaning(tp);
+    return false;
   }
   const auto started = std::chrono::steady_clock::now();
   auto result = storage::run_clean(**task, map, config_, now_ms(), &stopping_);
   if (!result) {
     if (!stopping_) spdlog::error("log cleaner: {}: {}", name, result.error().message());
-    return logs.abort_cleaning(tp);
+    logs.abort_cleaning(tp);
+    return false;
   }
   auto outcome = on_shard_blocking(broker_, shard, [&logs, &tp, &result] {
     using R = Result<storage::CleanOutcome, storage::StorageError>;
@@ -90,7 +93,8 @@ void BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap&
   });
   if (!outcome) {
     spdlog::warn("log cleaner: {}: not swapped in: {}", name, outcome.error().message());
-    return logs.abort_cleaning(tp);
+    logs.abort_cleaning(tp);
+    return false;
   }
   if (auto r = logs.done_cleaning(tp, *outcome, now_ms()); !r) {
     spdlog::error("log cleaner: {}: cleaner-offset-checkpoint: {}", name, r.error().message());
@@ -102,6 +106,9 @@ void BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap&
                name, outcome->first_dirty.value(), st.segments_read, outcome->bytes_before,
                st.records_read, st.segments_written, outcome->bytes_after, st.records_written,
                secs, st.map_utilization * 100);
+  // A cleaning that could not move past its first dirty offset (the offset map filled
+  // inside one batch) would be chosen again at once: wait instead.
+  return outcome->first_dirty > (*task)->first_dirty;
 }
 
 }  // namespace strata::broker

@@ -35,9 +35,10 @@ class BrokerCleaner {
 
  private:
   void run();
-  // Cleans one partition; false if none needed cleaning.
+  // Cleans one partition; false if none needed cleaning or the cleaning made no
+  // progress (failed, or stopped where it started).
   bool clean_one(storage::OffsetMap& map);
-  void clean(const storage::TopicPartition& tp, storage::OffsetMap& map);
+  bool clean(const storage::TopicPartition& tp, storage::OffsetMap& map);
 
   Broker& broker_;
   storage::CleanerConfig config_;

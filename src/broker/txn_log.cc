@@ -40,12 +40,20 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                  tp.topic, tp.partition.value(), appended.error().message());
     return done(kafka_error_of(appended.error()));
   }
-  if (tp.topic == group::kOffsetsTopic) {
-    broker.groups().complete_txn(tp.partition.value(), m.producer_id, m.commit);
-  }
   broker.fetch_waiters().notify(tp);
-  log->sync([done](Result<void, storage::StorageError> r) {
-    done(r.ok() ? kafka_error::kNone : kafka_error::kKafkaStorageError);
+  // A __consumer_offsets partition's group offsets follow the marker once it is durable
+  // (on the partition's shard, where the groups live).
+  const bool offsets = tp.topic == group::kOffsetsTopic;
+  const int32_t partition = tp.partition.value();
+  auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
+  log->sync([&broker, done, offsets, partition, shard, pid = m.producer_id,
+             commit = m.commit](Result<void, storage::StorageError> r) {
+    if (!r.ok()) return done(kafka_error::kKafkaStorageError);
+    if (!offsets) return done(kafka_error::kNone);
+    asio::post(shard, [&broker, done, partition, pid, commit] {
+      broker.groups().complete_txn(partition, pid, commit);
+      done(kafka_error::kNone);
+    });
   });
 }
 

@@ -36,10 +36,10 @@ class BrokerMarkers : public txn::MarkerWriter {
 };
 
 // Writes one marker to `tp` on its owner shard (call it there): appends the control
-// batch, wakes fetches waiting on the partition (its last stable offset moved),
-// applies or drops the transaction's offsets when `tp` is a __consumer_offsets
-// partition, and runs `done` (on the sync thread or inline) with 0 once durable, or
-// the Kafka error. A partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION.
+// batch, wakes fetches waiting on the partition (its last stable offset moved), and
+// once the marker is durable applies or drops the transaction's offsets when `tp` is a
+// __consumer_offsets partition; runs `done` (on the sync thread, the partition's shard
+// or inline) with 0 once durable, or the Kafka error. A partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION.
 void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                             const txn::MarkerRequest& marker, std::function<void(int16_t)> done);
 

@@ -239,6 +239,36 @@ TEST_F(CoordinatorTest, CommitsAreCheckedAgainstTheGeneration) {
   EXPECT_EQ(commit({"g", "", std::nullopt, -1}), errc::kUnknownMemberId);  // group is active
 }
 
+// TxnOffsetCommit: offsets are pending (unstable) until the producer's marker, then
+// committed or dropped; a marker that arrives before the write is durable (a fenced
+// producer's transaction aborted at once) still finds them.
+TEST_F(CoordinatorTest, TransactionalOffsetsWaitForTheMarker) {
+  auto txn_commit = [&](int64_t pid, int64_t offset) {
+    auto slot = std::make_shared<std::optional<std::vector<int16_t>>>();
+    TxnCommitRequest r{"g", pid, 0, -1, "", std::nullopt, {{"t", 0, offset, -1, "", -1}}};
+    coord->txn_commit(std::move(r), [slot](std::vector<int16_t> e) { *slot = std::move(e); });
+    return slot;
+  };
+  using Wanted = std::vector<std::pair<std::string, std::vector<int32_t>>>;
+  auto fetch = [&](bool stable) { return coord->fetch_offsets("g", Wanted{{"t", {0}}}, stable).at(0); };
+  const int32_t p = coord->partition_for("g");
+
+  auto first = txn_commit(7, 10);
+  ASSERT_TRUE(run_until([&] { return bool(*first); }));
+  EXPECT_EQ(first->value().at(0), 0);
+  EXPECT_EQ(log.txn_producers.back(), 7);
+  EXPECT_EQ(fetch(false).offset, -1);
+  EXPECT_EQ(fetch(true).error, errc::kUnstableOffsetCommit);
+  coord->complete_txn(p, 7, true);
+  EXPECT_EQ(fetch(true).offset, 10);
+
+  auto second = txn_commit(7, 20);
+  coord->complete_txn(p, 7, false);  // before the write's callback
+  ASSERT_TRUE(run_until([&] { return bool(*second); }));
+  EXPECT_EQ(fetch(true).error, 0);
+  EXPECT_EQ(fetch(true).offset, 10);
+}
+
 TEST_F(CoordinatorTest, ReplayRebuildsGroupsAndOffsets) {
   auto [a, ja] = join_new();
   ASSERT_TRUE(run_until([&] { return bool(*ja); }));

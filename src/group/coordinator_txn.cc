@@ -38,23 +38,33 @@ void GroupCoordinator::txn_commit(TxnCommitRequest r,
     written.push_back(i);
   }
   if (records.empty()) return done(std::move(errors));
+  // Pending from now on (Kafka's prepareTxnOffsetCommit), not from when the write is
+  // durable: a marker for the producer may reach the partition meanwhile (a fenced or
+  // timed-out transaction is aborted without waiting), and must find these offsets.
   const int64_t pid = r.producer_id;
+  auto& pending = g->pending_txn_offsets[pid];
+  for (size_t i : written) {
+    const CommitPartition& p = r.partitions[i];
+    pending[{p.topic, p.partition}] = CommittedOffset{p.offset, p.leader_epoch, p.metadata, now, -1};
+  }
   log_.append_transactional(
       g->partition, pid, r.producer_epoch, std::move(records),
-      [g, pid, now, errors = std::move(errors), written = std::move(written),
+      [g, pid, errors = std::move(errors), written = std::move(written),
        partitions = std::move(r.partitions), done = std::move(done)](int16_t error) mutable {
         // Kafka's mapping for offset appends (storeOffsets), and the producer's errors
         // as the partition gave them.
         int16_t e = error;
         if (error == 3 || error == 56) e = errc::kCoordinatorNotAvailable;
         if (error == 10 || error == 18) e = 28;  // INVALID_COMMIT_OFFSET_SIZE
-        for (size_t i : written) {
-          errors[i] = e;
-          if (e != 0) continue;
-          const CommitPartition& p = partitions[i];
-          g->pending_txn_offsets[pid][{p.topic, p.partition}] =
-              CommittedOffset{p.offset, p.leader_epoch, p.metadata, now, -1};
+        if (e != 0) {
+          // Not written: these offsets are not part of the transaction after all.
+          auto it = g->pending_txn_offsets.find(pid);
+          if (it != g->pending_txn_offsets.end()) {
+            for (size_t i : written) it->second.erase({partitions[i].topic, partitions[i].partition});
+            if (it->second.empty()) g->pending_txn_offsets.erase(it);
+          }
         }
+        for (size_t i : written) errors[i] = e;
         done(std::move(errors));
       });
 }

@@ -178,9 +178,11 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id,
     return done(e);
   }
   if (completing(*m)) {
-    m->after_complete.push_back([this, id, producer_id, producer_epoch, partitions, done] {
-      add_partitions(id, producer_id, producer_epoch, partitions, done);
-    });
+    m->after_complete.push_back(
+        {[this, id, producer_id, producer_epoch, partitions, done] {
+           add_partitions(id, producer_id, producer_epoch, partitions, done);
+         },
+         [done] { done(errc::kConcurrentTransactions); }});
     return;
   }
   if (m->pending || m->state == TxnState::kPrepareCommit || m->state == TxnState::kPrepareAbort) {

@@ -37,9 +37,11 @@ void TxnCoordinator::end_txn(const std::string& id, int64_t producer_id, int16_t
   }
   // A retry of the EndTxn whose markers are being written: answered once complete.
   if (completing(*m) && m->state == want_prepare) {
-    m->after_complete.push_back([this, id, producer_id, producer_epoch, commit, bump_epoch, done] {
-      end_txn(id, producer_id, producer_epoch, commit, bump_epoch, done);
-    });
+    m->after_complete.push_back(
+        {[this, id, producer_id, producer_epoch, commit, bump_epoch, done] {
+           end_txn(id, producer_id, producer_epoch, commit, bump_epoch, done);
+         },
+         [done] { done({errc::kConcurrentTransactions}); }});
     return;
   }
   if (m->pending) return done({errc::kConcurrentTransactions});
@@ -113,6 +115,9 @@ void TxnCoordinator::send_markers(const MetaPtr& m) {
   markers_.write(m->partition, std::move(r), [this, m](int16_t error) {
     if (error == errc::kNone) return complete(m);
     spdlog::warn("transaction {}: markers not written (error {}); retrying", m->id, error);
+    std::vector<Metadata::Parked> parked;
+    parked.swap(m->after_complete);
+    for (auto& p : parked) p.give_up();
     retry_later(m, [this, m] { send_markers(m); });
   });
 }
@@ -138,9 +143,9 @@ void TxnCoordinator::complete(const MetaPtr& m) {
                 }
                 apply_value(*m, v);
                 m->pending = false;
-                std::vector<std::function<void()>> parked;
+                std::vector<Metadata::Parked> parked;
                 parked.swap(m->after_complete);
-                for (auto& again : parked) again();
+                for (auto& p : parked) p.again();
               });
 }
 

@@ -36,9 +36,14 @@ struct TxnCoordinator::Metadata {
   bool pending = false;
   std::unique_ptr<asio::steady_timer> retry_timer;  // marker or complete retries
   // Requests that arrived while the markers of the ended transaction were being
-  // written, run again once it is complete (instead of CONCURRENT_TRANSACTIONS, which
-  // clients retry only after 20-100 ms).
-  std::vector<std::function<void()>> after_complete;
+  // written: run again once it is complete (instead of CONCURRENT_TRANSACTIONS, which
+  // clients retry only after 20-100 ms), or answered CONCURRENT_TRANSACTIONS if a
+  // marker write fails (the coordinator retries it; the client retries too).
+  struct Parked {
+    std::function<void()> again;
+    std::function<void()> give_up;
+  };
+  std::vector<Parked> after_complete;
 };
 
 // At most this many requests wait for a completion; later ones get

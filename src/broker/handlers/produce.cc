@@ -46,7 +46,7 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
   }
   std::vector<uint8_t> scratch;
   record::ValidateOptions options;
-  options.require_keys = config.cleanup_policy.find("compact") != std::string::npos;
+  options.require_keys = config.compact();
   auto batch = record::validate_batch(records, options, scratch);
   if (!batch) {
     why = record::to_string(batch.error());
