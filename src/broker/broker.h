@@ -26,6 +26,8 @@
 
 namespace strata::broker {
 
+class MetricsServer;
+
 struct RequestContext {
   protocol::RequestHeader header;
   const net::Frame& frame;
@@ -135,6 +137,8 @@ class Broker : public net::RequestHandler {
   std::atomic<bool> txn_topic_ready_{false};
   std::unique_ptr<BrokerCleaner> cleaner_;
   std::unique_ptr<asio::steady_timer> maintenance_;
+  // metrics.listener's endpoint on shard 0 (null when off); after server_, like the timers.
+  std::unique_ptr<MetricsServer> metrics_;
   std::atomic<bool> stopped_{false};
 };
 

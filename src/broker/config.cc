@@ -7,6 +7,8 @@
 #include <fstream>
 #include <functional>
 
+#include "broker/metrics.h"
+
 namespace strata::broker {
 namespace {
 
@@ -87,6 +89,15 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"max.connections", [this](auto& k, auto& v) { return to_int(k, v, max_connections); }},
       {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},
       {"strata.shards", [this](auto& k, auto& v) { return to_int(k, v, shards); }},
+      {"metrics.listener", [this](auto&, auto& v) -> Result<void, std::string> {
+         metrics_enabled = !v.empty();
+         if (!metrics_enabled) return {};
+         auto at = parse_metrics_listener(v);
+         if (!at) return fail(at.error());
+         metrics_host = at->first;
+         metrics_port = at->second;
+         return {};
+       }},
       {"offsets.topic.num.partitions", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_topic_num_partitions); }},
       {"offsets.topic.segment.bytes", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_topic_segment_bytes); }},
       {"offsets.retention.minutes", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_retention_minutes); }},

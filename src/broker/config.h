@@ -30,6 +30,11 @@ struct BrokerConfig {
   int64_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
   int32_t shards = 0;                         // strata.shards (0: one per core)
   std::string topic_creation_policy;          // none yet
+  // metrics.listener (Strata's own, not Kafka's): http://HOST:PORT of the Prometheus
+  // endpoint (broker/metrics.h); empty, the default: no endpoint.
+  bool metrics_enabled = false;
+  std::string metrics_host;
+  uint16_t metrics_port = 0;
   // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
   group::GroupConfig groups;
   txn::TxnConfig txns;

@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
 #include <map>
 #include <ostream>
 
@@ -12,6 +15,7 @@
 #include "protocol/apis/incremental_alter_configs.h"
 #include "protocol/apis/metadata.h"
 #include "tools/cluster.h"
+#include "tools/http_get.h"
 
 namespace strata::tools {
 
@@ -236,8 +240,64 @@ std::map<PartitionKey, Watermarks> watermarks(
   return result;
 }
 
+// A partition's log cleaner figures, from a broker's metrics endpoint.
+struct CleanerFigures {
+  double dirty_ratio = 0;
+  int64_t last_clean_ms = 0;  // 0: never
+};
+using CleanerFigureMap = std::map<PartitionKey, CleanerFigures>;
+
+// The strata_log_cleaner_* samples of `url` (docs/metrics.md), by partition.
+Result<CleanerFigureMap, CommandError> cleaner_figures(const std::string& url, int timeout_ms) {
+  auto parsed = parse_http_url(url, "/metrics");
+  if (!parsed) return fail(CommandError{"--metrics-url: " + parsed.error()});
+  auto response = http_get(*parsed, timeout_ms);
+  if (!response) return fail(CommandError{"cannot read metrics from " + url + ": " + response.error()});
+  if (response->status != 200) {
+    return fail(CommandError{"cannot read metrics from " + url + ": HTTP status " +
+                             std::to_string(response->status)});
+  }
+  CleanerFigureMap figures;
+  std::string_view body = response->body;
+  while (!body.empty()) {
+    const size_t eol = body.find('\n');
+    const auto sample = parse_prometheus_line(body.substr(0, eol));
+    body.remove_prefix(eol == std::string_view::npos ? body.size() : eol + 1);
+    if (!sample || !sample->labels.contains("topic") || !sample->labels.contains("partition")) continue;
+    int32_t partition = 0;
+    const std::string& p = sample->labels.at("partition");
+    if (std::from_chars(p.data(), p.data() + p.size(), partition).ec != std::errc()) continue;
+    const PartitionKey key{sample->labels.at("topic"), partition};
+    if (sample->name == "strata_log_cleaner_dirty_ratio") {
+      figures[key].dirty_ratio = sample->value;
+    } else if (sample->name == "strata_log_cleaner_last_clean_timestamp_ms") {
+      figures[key].last_clean_ms = int64_t(sample->value);
+    }
+  }
+  return figures;
+}
+
+// "2025-01-02T03:04:05.678Z", or "never" for 0.
+std::string iso_time(int64_t ms) {
+  if (ms <= 0) return "never";
+  const std::time_t secs = std::time_t(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char text[64];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, int(ms % 1000));
+  return text;
+}
+
+std::string cleaner_columns(const CleanerFigures& f) {
+  char ratio[32];
+  std::snprintf(ratio, sizeof ratio, "%.2f", f.dirty_ratio);
+  return std::string("\tDirtyRatio: ") + ratio + "\tLastCleaned: " + iso_time(f.last_clean_ms);
+}
+
 void print_topic(const MetadataResponse::Topic& t, const std::string& configs,
-                 const std::map<PartitionKey, Watermarks>& marks, std::ostream& out) {
+                 const std::map<PartitionKey, Watermarks>& marks,
+                 const CleanerFigureMap& cleaner, std::ostream& out) {
   std::vector<const MetadataResponse::Partition*> partitions;
   for (const auto& p : t.partitions) partitions.push_back(&p);
   std::sort(partitions.begin(), partitions.end(),
@@ -253,7 +313,11 @@ void print_topic(const MetadataResponse::Topic& t, const std::string& configs,
     out << "\tTopic: " << *t.name << "\tPartition: " << p->partition_index
         << "\tLeader: " << (p->leader_id < 0 ? "none" : std::to_string(p->leader_id))
         << "\tReplicas: " << join(p->replica_nodes) << "\tIsr: " << join(p->isr_nodes)
-        << "\tLogStartOffset: " << w.start << "\tLogEndOffset: " << w.end << "\n";
+        << "\tLogStartOffset: " << w.start << "\tLogEndOffset: " << w.end;
+    if (auto c = cleaner.find({*t.name, p->partition_index}); c != cleaner.end()) {
+      out << cleaner_columns(c->second);
+    }
+    out << "\n";
   }
 }
 
@@ -272,8 +336,14 @@ Status describe_topics(KafkaClient& client, const TopicArgs& args, std::ostream&
   } else {
     err << "DescribeConfigs is not supported by the broker: configs are not shown\n";
   }
+  CleanerFigureMap cleaner;
+  if (!args.metrics_url.empty()) {  // before any output: a failure prints nothing
+    auto figures = cleaner_figures(args.metrics_url, args.timeout_ms);
+    if (!figures) return fail(figures.error());
+    cleaner = std::move(*figures);
+  }
   const auto marks = watermarks(*metadata, *topics, args.timeout_ms);
-  for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, out);
+  for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, cleaner, out);
   return {};
 }
 
@@ -286,6 +356,12 @@ Status check_args(const TopicArgs& a) {
   }
   if ((a.create || a.remove || a.alter || a.alter_config) && a.topic.empty()) {
     return fail(CommandError{"--topic is required"});
+  }
+  if (!a.metrics_url.empty()) {
+    if (!a.describe) return fail(CommandError{"--metrics-url goes with --describe"});
+    if (auto url = parse_http_url(a.metrics_url); !url) {
+      return fail(CommandError{"--metrics-url: " + url.error()});
+    }
   }
   return {};
 }
@@ -333,6 +409,9 @@ void add_topic_command(CLI::App& app, TopicArgs& args) {
                 "List, describe: skip internal topics");
   cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--metrics-url", args.metrics_url,
+                  "Describe: http://HOST:PORT of the broker's metrics.listener; compacted "
+                  "partitions then show their dirty ratio and last cleaning (Strata only)");
 }
 
 int run_topic(const TopicArgs& args, std::ostream& out, std::ostream& err) {

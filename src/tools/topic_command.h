@@ -7,6 +7,9 @@
 //   <TAB>Topic: T<TAB>Partition: 0<TAB>Leader: 1<TAB>Replicas: 1<TAB>Isr: 1
 // and Strata adds each partition's log start and end offsets (ListOffsets -2 / -1) as
 //   <TAB>LogStartOffset: a<TAB>LogEndOffset: b
+// With --metrics-url http://HOST:PORT (a broker's metrics.listener), each partition that
+// endpoint reports cleaner figures for (the compacted ones) also gets
+//   <TAB>DirtyRatio: 0.42<TAB>LastCleaned: 2025-01-02T03:04:05.678Z (or never)
 // Errors go to stderr as Kafka's error name and message; the exit code is then 1.
 // --topic names one topic exactly (kafka-topics.sh takes a regular expression).
 #pragma once
@@ -42,6 +45,7 @@ struct TopicArgs {
   bool if_exists = false;
   bool exclude_internal = false;
   int timeout_ms = 30000;  // connect, and each request
+  std::string metrics_url;  // --describe: cleaner figures from this metrics endpoint
 };
 
 void add_topic_command(CLI::App& app, TopicArgs& args);
