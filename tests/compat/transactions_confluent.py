@@ -77,6 +77,9 @@ def consume_transform_produce(bootstrap):
         tp.send_offsets_to_transaction(c.position(c.assignment()), c.consumer_group_metadata(), 30)
         txns += 1
         if txns % 3 == 0:
+            # Flushed first: librdkafka purges records still queued when it aborts, and
+            # this test wants the aborted records in the log (read_uncommitted sees them).
+            tp.flush(30)
             tp.abort_transaction(30)
             aborted += 1
             aborted_values.update("t" + m.value().decode() for m in msgs)
