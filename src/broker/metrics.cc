@@ -159,7 +159,7 @@ BrokerFigures collect_broker_figures(Broker& broker) {
     auto it = compacted_topic.find(tp.topic);
     if (it == compacted_topic.end()) {
       const bool compacted =
-          broker.log_config_for(tp.topic).cleanup_policy.find("compact") != std::string::npos;
+          broker.log_config_for(tp.topic).compact();
       it = compacted_topic.emplace(tp.topic, compacted).first;
     }
     if (!it->second) continue;

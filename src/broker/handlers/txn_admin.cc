@@ -16,11 +16,13 @@ namespace {
 
 constexpr int16_t kInvalidRegularExpression = 128;
 
-const std::vector<std::string>& known_states() {
-  static const std::vector<std::string> states = {
-      "Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
-      "Dead", "PrepareEpochFence"};
-  return states;
+// Kafka's state names, from the one table in txn/records.
+bool known_state(const std::string& name) {
+  for (int8_t b = 0;; ++b) {
+    auto state = txn::state_from_byte(b);
+    if (!state) return false;
+    if (name == txn::state_name(*state)) return true;
+  }
 }
 
 }  // namespace
@@ -68,8 +70,7 @@ asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broke
   }
   txn::TxnFilter filter;
   for (const std::string& s : request.state_filters) {
-    const auto& known = known_states();
-    if (std::find(known.begin(), known.end(), s) == known.end()) {
+    if (!known_state(s)) {
       r.unknown_state_filters.push_back(s);
     } else {
       filter.states.push_back(s);
