@@ -20,7 +20,9 @@ int64_t now_ms() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-Broker::Broker(BrokerConfig config) : config_(std::move(config)) {}
+Broker::Broker(BrokerConfig config)
+    : config_(std::move(config)),
+      fetch_sessions_(config_.max_incremental_fetch_session_cache_slots) {}
 
 Broker::~Broker() { stop(); }
 
@@ -53,6 +55,7 @@ Result<void, std::string> Broker::start() {
                                 : std::max<size_t>(1, std::thread::hardware_concurrency());
   n.socket_request_max_bytes = config_.socket_request_max_bytes;
   n.max_connections = config_.max_connections;
+  n.sendfile = config_.fetch_sendfile;
   server_ = std::make_unique<net::Server>(n, *this);
   std::string error;
   if (!server_->listen(error)) return fail(error);

@@ -14,6 +14,7 @@
 
 #include "broker/cleaner.h"
 #include "broker/config.h"
+#include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
 #include "broker/producer_ids.h"
 #include "broker/topics.h"
@@ -49,6 +50,7 @@ class Broker : public net::RequestHandler {
   const BrokerConfig& config() const { return config_; }
   Topics& topics() { return topics_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
+  FetchSessions& fetch_sessions() { return fetch_sessions_; }
   ProducerIds& producer_ids() { return producer_ids_; }
   storage::LogManager& logs() { return *logs_; }
   size_t owner_shard(const storage::TopicPartition& tp) const;
@@ -122,6 +124,7 @@ class Broker : public net::RequestHandler {
   BrokerConfig config_;
   Topics topics_;
   FetchWaiters fetch_waiters_;
+  FetchSessions fetch_sessions_;
   ProducerIds producer_ids_;
   std::unique_ptr<storage::SyncService> sync_;
   std::unique_ptr<storage::LogManager> logs_;

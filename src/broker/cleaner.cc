@@ -59,7 +59,10 @@ void BrokerCleaner::run() {
 
 bool BrokerCleaner::clean_one(storage::OffsetMap& map) {
   auto tp = broker_.logs().grab_filthiest();
-  return tp && clean(*tp, map);
+  if (!tp) return false;
+  const bool cleaned = clean(*tp, map);
+  map.clear();  // returns the map's pages: an idle cleaner holds no table memory
+  return cleaned;
 }
 
 bool BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap& map) {

@@ -87,8 +87,11 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
        }},
       {"socket.request.max.bytes", [this](auto& k, auto& v) { return to_int(k, v, socket_request_max_bytes); }},
       {"max.connections", [this](auto& k, auto& v) { return to_int(k, v, max_connections); }},
+      {"max.incremental.fetch.session.cache.slots",
+       [this](auto& k, auto& v) { return to_int(k, v, max_incremental_fetch_session_cache_slots); }},
       {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},
       {"strata.shards", [this](auto& k, auto& v) { return to_int(k, v, shards); }},
+      {"strata.fetch.sendfile", bool_of(fetch_sendfile)},
       {"metrics.listener", [this](auto&, auto& v) -> Result<void, std::string> {
          metrics_enabled = !v.empty();
          if (!metrics_enabled) return {};

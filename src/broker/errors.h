@@ -35,11 +35,13 @@ inline constexpr int16_t kInvalidTxnState = 48;
 inline constexpr int16_t kTransactionCoordinatorFenced = 52;
 inline constexpr int16_t kKafkaStorageError = 56;
 inline constexpr int16_t kFetchSessionIdNotFound = 70;
+inline constexpr int16_t kInvalidFetchSessionEpoch = 71;
 inline constexpr int16_t kFencedLeaderEpoch = 74;
 inline constexpr int16_t kUnknownLeaderEpoch = 75;
 inline constexpr int16_t kInvalidRecord = 87;
 inline constexpr int16_t kProducerFenced = 90;
 inline constexpr int16_t kUnknownTopicId = 100;
+inline constexpr int16_t kFetchSessionTopicIdError = 106;
 inline constexpr int16_t kMismatchedEndpointType = 114;
 inline constexpr int16_t kUnsupportedEndpointType = 115;
 }  // namespace kafka_error

@@ -1,6 +1,7 @@
 #include "net/connection.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/sendfile.h>
 
 #include <algorithm>
 #include <chrono>
@@ -163,8 +164,10 @@ asio::awaitable<bool> Connection::send(const protocol::Output& out) {
                                asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return false;
     from = s.at;
-    // pread + write. The issue reports plain write measured faster than sendfile on this
-    // machine class; Strata's own comparison is still to be made (docs/performance.md).
+    if (config_.sendfile) {
+      if (!co_await send_file(s.slice)) co_return false;
+      continue;
+    }
     for (uint64_t done = 0; done < s.slice.size;) {
       const size_t n = size_t(std::min<uint64_t>(kFileChunkBytes, s.slice.size - done));
       chunk.resize(n);
@@ -179,6 +182,30 @@ asio::awaitable<bool> Connection::send(const protocol::Output& out) {
   co_await asio::async_write(socket_, asio::buffer(out.bytes.data() + from, out.bytes.size() - from),
                              asio::redirect_error(asio::use_awaitable, ec));
   co_return !ec;
+}
+
+// sendfile(2) from the segment file: the kernel moves page-cache pages to the socket.
+// The socket is non-blocking, so a full send buffer answers EAGAIN: wait until
+// writable and go on.
+asio::awaitable<bool> Connection::send_file(const protocol::FileSlice& slice) {
+  if (!socket_.native_non_blocking()) socket_.native_non_blocking(true);
+  off_t at = off_t(slice.position);
+  for (uint64_t left = slice.size; left > 0;) {
+    const ssize_t n = ::sendfile(socket_.native_handle(), slice.fd, &at,
+                                 size_t(std::min<uint64_t>(left, 1u << 30)));
+    if (n > 0) {
+      left -= uint64_t(n);
+      continue;
+    }
+    if (n == 0) co_return false;  // the file shrank under us: drop the connection
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN) co_return false;
+    asio::error_code ec;
+    co_await socket_.async_wait(asio::ip::tcp::socket::wait_write,
+                                asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return false;
+  }
+  co_return true;
 }
 
 }  // namespace strata::net

@@ -30,6 +30,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> write_loop();
   asio::awaitable<void> handle(std::shared_ptr<Pending> slot, Frame frame);
   asio::awaitable<bool> send(const protocol::Output& out);
+  asio::awaitable<bool> send_file(const protocol::FileSlice& slice);
   void close();
 
   asio::ip::tcp::socket socket_;

@@ -1,6 +1,7 @@
 #include "storage/offset_map.h"
 
 #include <openssl/evp.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cassert>
@@ -26,13 +27,21 @@ Result<std::unique_ptr<OffsetMap>, StorageError> OffsetMap::create(size_t memory
     return fail(storage_error(StorageErrc::kIo, "OpenSSL offers no MD5 or SHA-256 digest"));
   }
   const size_t slots = std::max<size_t>(memory_bytes / kSlotBytes, 2);
-  return std::unique_ptr<OffsetMap>(new OffsetMap(slots, std::move(digest)));
+  // Zero pages until written: nothing resident until a cleaning needs it.
+  void* table = ::mmap(nullptr, slots * kSlotBytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (table == MAP_FAILED) {
+    return fail(storage_error(StorageErrc::kIo, "cannot map an offset map of " +
+                                                    std::to_string(slots * kSlotBytes) + " bytes"));
+  }
+  return std::unique_ptr<OffsetMap>(
+      new OffsetMap(slots, static_cast<Slot*>(table), std::move(digest)));
 }
 
-OffsetMap::OffsetMap(size_t slots, std::unique_ptr<Digest> digest)
-    : slots_(slots), table_(new Slot[slots]), digest_(std::move(digest)) {}
+OffsetMap::OffsetMap(size_t slots, Slot* table, std::unique_ptr<Digest> digest)
+    : slots_(slots), table_(table), digest_(std::move(digest)) {}
 
-OffsetMap::~OffsetMap() = default;
+OffsetMap::~OffsetMap() { ::munmap(table_, slots_ * kSlotBytes); }
 
 KeyHash OffsetMap::hash(Bytes key) const {
   uint8_t out[EVP_MAX_MD_SIZE];
@@ -56,7 +65,7 @@ size_t OffsetMap::probe(const KeyHash& h, size_t attempt) const {
 size_t OffsetMap::find(const KeyHash& h) const {
   for (size_t attempt = 0; attempt < kHashedProbesMax + slots_; ++attempt) {
     const size_t i = probe(h, attempt);
-    if (table_[i].offset < 0 || table_[i].hash == h) return i;
+    if (table_[i].offset_plus_one == 0 || table_[i].hash == h) return i;
   }
   return slots_;  // every slot holds another key
 }
@@ -67,23 +76,26 @@ void OffsetMap::put(Bytes key, Offset offset) {
   const size_t i = find(h);
   assert(i < slots_);
   Slot& slot = table_[i];
-  if (slot.offset < 0) {
+  if (slot.offset_plus_one == 0) {
     assert(size_ < slots_);
     slot.hash = h;
     ++size_;
   }
-  slot.offset = offset.value();
+  slot.offset_plus_one = offset.value() + 1;
+  touched_ = true;
   latest_ = offset;
 }
 
 std::optional<Offset> OffsetMap::get(Bytes key) const {
   const size_t i = find(hash(key));
-  if (i == slots_ || table_[i].offset < 0) return std::nullopt;
-  return Offset(table_[i].offset);
+  if (i == slots_ || table_[i].offset_plus_one == 0) return std::nullopt;
+  return Offset(table_[i].offset_plus_one - 1);
 }
 
 void OffsetMap::clear() {
-  std::fill(table_.get(), table_.get() + slots_, Slot{});
+  // A private anonymous mapping reads as zeros again after MADV_DONTNEED.
+  if (touched_) ::madvise(table_, slots_ * kSlotBytes, MADV_DONTNEED);
+  touched_ = false;
   size_ = 0;
   latest_ = Offset(-1);
 }

@@ -7,6 +7,11 @@
 // Two keys with the same MD5 would share a slot: the older record of either could then be
 // dropped. Kafka accepts that (2^-64 per pair at the birthday bound); so does Strata.
 //
+// Memory: the table is an anonymous mapping whose empty slots are zero bytes, so only
+// the pages a cleaning touches are resident, and clear() hands them back to the kernel:
+// an idle cleaner thread holds no table memory (log.cleaner.dedupe.buffer.size is
+// reserved address space, not RSS).
+//
 // Threading: one map per cleaner thread; not thread-safe.
 #pragma once
 
@@ -54,20 +59,20 @@ class OffsetMap {
   // Kafka's latestOffset: the last offset put or set; -1 after clear().
   Offset latest_offset() const { return latest_; }
   void update_latest_offset(Offset offset) { latest_ = offset; }
-  // Empties the map (every slot), for the next cleaning.
+  // Empties the map (every slot) and returns its pages to the kernel.
   void clear();
 
   KeyHash hash(Bytes key) const;
 
  private:
-  struct Slot {
+  struct Slot {  // all zero: empty
     KeyHash hash;
-    int64_t offset = -1;  // -1: empty
+    int64_t offset_plus_one;
   };
   static_assert(sizeof(Slot) == kSlotBytes);
   struct Digest;
 
-  OffsetMap(size_t slots, std::unique_ptr<Digest> digest);
+  OffsetMap(size_t slots, Slot* table, std::unique_ptr<Digest> digest);
   size_t probe(const KeyHash& h, size_t attempt) const;
   // The slot holding `h`, or the empty slot where it would go; slots_ if neither exists.
   size_t find(const KeyHash& h) const;
@@ -75,7 +80,8 @@ class OffsetMap {
   size_t slots_;
   size_t size_ = 0;
   Offset latest_{-1};
-  std::unique_ptr<Slot[]> table_;
+  Slot* table_;  // slots_ slots, mmap'd
+  bool touched_ = false;  // a slot was written since the last clear()
   std::unique_ptr<Digest> digest_;
 };
 
