@@ -19,6 +19,9 @@
 #      fetches, 5 s each, on a fresh broker per repeat.
 # Prints every result line as it comes, then a summary table: median [min-max] and the
 # ratios the targets are about. STRATA_BENCH_QUICK=1 makes every run tiny (a smoke run).
+# STRATA_BENCH_PIN=1 runs the broker on CPU 1 (taskset; it then runs one shard) and the
+# clients (strata_perf, the mock inside it, raw_produce) on CPU 0: the broker with a core
+# of its own, as on its own machine, instead of sharing both cores with the client.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,6 +38,11 @@ for tool in iperf3 python3; do
 done
 
 repeat=${STRATA_BENCH_REPEAT:-5}
+pin_broker=() pin_client=()
+if [ "${STRATA_BENCH_PIN:-0}" = 1 ]; then
+  command -v taskset >/dev/null || { echo "broker_bench: STRATA_BENCH_PIN needs taskset" >&2; exit 2; }
+  pin_broker=(taskset -c 1) pin_client=(taskset -c 0)
+fi
 records=${STRATA_BENCH_RECORDS:-2000000}  # per 100 B run; 1 KiB runs send a quarter
 starts=${STRATA_BENCH_STARTS:-5}
 perf_seconds=10   # bound of one strata_perf run
@@ -83,7 +91,7 @@ start_broker() {
   broker_port=$(free_port)
   mkdir -p "$broker_dir"
   local t0=$EPOCHREALTIME
-  "$strata" broker --override "log.dirs=$broker_dir/data" \
+  "${pin_broker[@]}" "$strata" broker --override "log.dirs=$broker_dir/data" \
     --override "listeners=PLAINTEXT://127.0.0.1:$broker_port" >>"$broker_dir/broker.log" 2>&1 &
   broker_pid=$!
   local polls=0
@@ -117,7 +125,7 @@ run_perf() {
   shift
   local out line r0=0 r1=0 w
   [[ $name == *.strata ]] && read -r r0 w < <(sched_ns)
-  out=$("$perf" "$@" 2>&1) || { echo "$out" >&2; echo "strata_perf failed: $*" >&2; exit 1; }
+  out=$("${pin_client[@]}" "$perf" "$@" 2>&1) || { echo "$out" >&2; echo "strata_perf failed: $*" >&2; exit 1; }
   [[ $name == *.strata ]] && read -r r1 w < <(sched_ns)
   line=$(grep '^RESULT' <<<"$out")
   echo "$name: $line"
@@ -137,7 +145,7 @@ run_raw() {
   local name=$1
   shift
   local out line
-  out=$("$raw" "$@" 2>&1) || { echo "$out" >&2; echo "raw_produce failed: $*" >&2; exit 1; }
+  out=$("${pin_client[@]}" "$raw" "$@" 2>&1) || { echo "$out" >&2; echo "raw_produce failed: $*" >&2; exit 1; }
   line=$(grep '^RESULT' <<<"$out")
   echo "$name: $line"
   record "$name.mb_per_s" "$(field mb_per_s "$line")"

@@ -1,5 +1,6 @@
 #include "broker/broker.h"
 
+#include <sched.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -19,6 +20,20 @@ int64_t now_ms() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
+
+namespace {
+
+// The cores this process may run on (its affinity mask: taskset, a container's cpuset),
+// not every core of the machine: one shard per usable core.
+size_t usable_cores() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    return std::max<size_t>(1, size_t(CPU_COUNT(&set)));
+  }
+  return std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+
+}  // namespace
 
 Broker::Broker(BrokerConfig config)
     : config_(std::move(config)),
@@ -52,10 +67,11 @@ Result<void, std::string> Broker::start() {
   n.host = config_.listener_host;
   n.port = config_.listener_port;
   n.shards = config_.shards > 0 ? size_t(config_.shards)
-                                : std::max<size_t>(1, std::thread::hardware_concurrency());
+                                : usable_cores();
   n.socket_request_max_bytes = config_.socket_request_max_bytes;
   n.max_connections = config_.max_connections;
   n.sendfile = config_.fetch_sendfile;
+  n.max_inflight_per_connection = size_t(config_.max_inflight_per_connection);
   server_ = std::make_unique<net::Server>(n, *this);
   std::string error;
   if (!server_->listen(error)) return fail(error);

@@ -92,6 +92,11 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},
       {"strata.shards", [this](auto& k, auto& v) { return to_int(k, v, shards); }},
       {"strata.fetch.sendfile", bool_of(fetch_sendfile)},
+      {"strata.max.inflight.requests.per.connection", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, max_inflight_per_connection); !r) return r;
+         if (max_inflight_per_connection < 1) return fail(k + " must be at least 1");
+         return {};
+       }},
       {"metrics.listener", [this](auto&, auto& v) -> Result<void, std::string> {
          metrics_enabled = !v.empty();
          if (!metrics_enabled) return {};

@@ -27,9 +27,13 @@ struct BrokerConfig {
   int32_t message_max_bytes = 1048588;        // message.max.bytes
   int32_t socket_request_max_bytes = 104857600;  // socket.request.max.bytes
   int32_t max_connections = 2147483647;       // max.connections
+  // strata.max.inflight.requests.per.connection: pipelined requests of one connection
+  // handled at once (Kafka handles one per connection at a time and has no such setting);
+  // the connection stops reading past it. At least 1.
+  int32_t max_inflight_per_connection = 64;
   int32_t max_incremental_fetch_session_cache_slots = 1000;  // max.incremental.fetch.session.cache.slots
   int64_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
-  int32_t shards = 0;                         // strata.shards (0: one per core)
+  int32_t shards = 0;                         // strata.shards (0: one per usable core)
   bool fetch_sendfile = true;                 // strata.fetch.sendfile (net/server.h)
   std::string topic_creation_policy;          // none yet
   // metrics.listener (Strata's own, not Kafka's): http://HOST:PORT of the Prometheus

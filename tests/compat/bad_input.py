@@ -10,14 +10,17 @@ Cases: 1 truncated frame; 2 frame over socket.request.max.bytes; 3 negative fram
 4 unknown API key; 5 unknown version (Metadata closes, ApiVersions answers per KIP-511);
 6 bad Produce batches and arguments (error codes, nothing appended); 7 garbage frame
 after a valid one; 8 bodies and a header cut short; 9 an acks=0 Produce that fails
-(Kafka closes the connection); 10 a 3 MiB frame with a request pipelined behind it.
+(Kafka closes the connection); 10 a 3 MiB frame with a request pipelined behind it;
+11 200 requests pipelined in one write past the in-flight limit, answered in order.
 
-The broker is expected to run with message.max.bytes=100000 (MAX_MESSAGE_BYTES below)
-and the default socket.request.max.bytes (100 MiB). One line per check; exits 1 if any
+The broker is expected to run with message.max.bytes=100000 (MAX_MESSAGE_BYTES below),
+strata.max.inflight.requests.per.connection=2 and the default socket.request.max.bytes
+(100 MiB). One line per check; exits 1 if any
 check fails.
 
     strata broker --override log.dirs=/tmp/badin \\
-        --override listeners=PLAINTEXT://127.0.0.1:9092 --override message.max.bytes=100000
+        --override listeners=PLAINTEXT://127.0.0.1:9092 --override message.max.bytes=100000 \\
+        --override strata.max.inflight.requests.per.connection=2
     tests/compat/bad_input.py 127.0.0.1:9092
 """
 import random
@@ -600,6 +603,28 @@ def case_large_frame(b, topics, target):
     healthy(b, topics, "10 3 MiB frame")
 
 
+def case_pipelined(b, topics):
+    # The connection handles 2 requests at a time and stops reading past that; the
+    # other 198 wait in the socket and are answered in order, nothing dropped.
+    c = b.connect()
+    cids = [b.cid() for _ in range(200)]
+    c.send(b"".join(frame(api_versions_v3(cid) if i % 2 else metadata_v1(cid, list(topics)))
+                    for i, cid in enumerate(cids)))
+    answered = 0
+    try:
+        for i, cid in enumerate(cids):
+            r = Reader(c.response(cid))
+            ok = parse_api_versions_v3(r)[0] == NONE if i % 2 else len(parse_metadata_v1(r)[0]) >= 1
+            if not ok:
+                break
+            answered += 1
+    except (OSError, EOFError, ValueError) as e:
+        print("     11: %r" % e)
+    check(answered == 200, "11 200 pipelined requests (in-flight limit 2): %d answered in order" % answered)
+    c.close()
+    healthy(b, topics, "11 pipelined")
+
+
 def main():
     if len(sys.argv) != 2 or ":" not in sys.argv[1]:
         sys.exit("usage: bad_input.py BOOTSTRAP_HOST:PORT")
@@ -621,6 +646,7 @@ def main():
     case_malformed_body(b, topics, target)
     case_acks0_error(b, topics, target)
     case_large_frame(b, topics, target)
+    case_pipelined(b, topics)
 
     consume_data(b.bootstrap, data, topics[data], sent)
     if failures:
