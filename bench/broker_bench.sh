@@ -243,6 +243,12 @@ for r in $(seq 1 "$repeat"); do
       run_perf "produce.$size.acks_$acks.strata" produce --bootstrap "127.0.0.1:$broker_port" \
         --topic "perf-$size-$acks-$r" "${common[@]}"
       run_perf "produce.$size.acks_$acks.mock" produce --mock --topic "perf-$size-$acks-$r" "${common[@]}"
+      # The physical limit of a durable acks=all produce: the same bytes written to the
+      # data dir's disk as 1 MiB pwrites with an fdatasync every 4, right after.
+      if [ $acks = all ]; then
+        run_raw "durable_write.$size" write --dir "$work/main" --seconds "$perf_seconds" \
+          --sync-every 4 --max-requests $(( (n * size + (1 << 20) - 1) >> 20 ))
+      fi
     done
   done
   # Latency at a fixed rate that neither target saturates (no client queueing).
@@ -339,6 +345,11 @@ for acks in ("all", "1"):
             size, acks, stat(s + ".records_per_s"), stat(m + ".records_per_s"),
             ratio(s + ".records_per_s", m + ".records_per_s"), stat(s + ".mb_per_s", "%.1f"),
             lat(s), lat(m), ratio(s + ".mb_per_cpu_s", m + ".mb_per_cpu_s")))
+for size in ("100", "1024"):
+    s = "produce.%s.acks_all.strata.mb_per_s" % size
+    if "durable_write.%s.mb_per_s" % size in vals:
+        print("| %s B, acks=all: the same bytes written durably to the data dir (pwrite 1 MiB + fdatasync every 4) | | | Strata / that: %s | %s | | | |" % (
+            size, ratio(s, "durable_write.%s.mb_per_s" % size), stat("durable_write.%s.mb_per_s" % size, "%.1f")))
 print("| latency run: 100 B, acks=all, %s records/s | %s | %s | | | %s | %s | %s |" % (
     sys.argv[3], stat("latency.100.acks_all.strata.records_per_s"),
     stat("latency.100.acks_all.mock.records_per_s"),

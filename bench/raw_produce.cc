@@ -429,6 +429,10 @@ Totals run_write(const Options& o) {
       die(std::string("fdatasync: ") + std::strerror(errno));
     }
   }
+  // Durable means all of it: the tail after the last full group of --sync-every too.
+  if (o.sync_every > 0 && t.requests % o.sync_every != 0 && ::fdatasync(fd) != 0) {
+    die(std::string("fdatasync: ") + std::strerror(errno));
+  }
   t.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   ::close(fd);
   ::unlink(path.c_str());

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "tools/cli.h"
 #include "tools/group_admin.h"
 
 namespace strata::tools {
@@ -11,21 +12,9 @@ namespace {
 
 using Action = GroupArgs::Action;
 
-// The options every group subcommand takes, and the callback that records which one ran.
-CLI::App* add_action(CLI::App& group, GroupArgs& args, Action action, const char* name,
-                     const char* description) {
-  CLI::App* cmd = group.add_subcommand(name, description);
-  cmd->add_option("--bootstrap-server", args.bootstrap_server,
-                  "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
-  cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([&args, action] { args.action = action; });
-  return cmd;
-}
-
 void add_list(CLI::App& group, GroupArgs& args) {
-  CLI::App* cmd = add_action(group, args, Action::kList, "list",
-                             "List consumer groups (kafka-consumer-groups.sh --list)");
+  CLI::App* cmd = add_client_action(group, args, Action::kList, "list",
+                                    "List consumer groups (kafka-consumer-groups.sh --list)");
   CLI::Option* state =
       cmd->add_option("--state", args.list_states,
                       "Add a STATE column; with S[,S...] list only groups in those states")
@@ -37,8 +26,8 @@ void add_list(CLI::App& group, GroupArgs& args) {
 }
 
 void add_describe(CLI::App& group, GroupArgs& args) {
-  CLI::App* cmd = add_action(group, args, Action::kDescribe, "describe",
-                             "Offsets and lag (default), --members or --state of groups");
+  CLI::App* cmd = add_client_action(group, args, Action::kDescribe, "describe",
+                                    "Offsets and lag (default), --members or --state of groups");
   cmd->add_option("groups", args.groups, "Group ids");
   cmd->add_flag("--all-groups", args.all_groups, "Every consumer group");
   cmd->add_flag("--state", args.state_view,
@@ -48,9 +37,10 @@ void add_describe(CLI::App& group, GroupArgs& args) {
 }
 
 void add_reset_offsets(CLI::App& group, GroupArgs& args) {
-  CLI::App* cmd = add_action(group, args, Action::kResetOffsets, "reset-offsets",
-                             "Plan (dry run, the default) or --execute new committed offsets "
-                             "of inactive groups");
+  CLI::App* cmd =
+      add_client_action(group, args, Action::kResetOffsets, "reset-offsets",
+                        "Plan (dry run, the default) or --execute new committed offsets "
+                        "of inactive groups");
   cmd->add_option("groups", args.groups, "Group ids")->required();
   cmd->add_option("--topic", args.topics, "T (all partitions) or T:p,p (repeatable)")
       ->allow_extra_args(false);
@@ -68,8 +58,8 @@ void add_reset_offsets(CLI::App& group, GroupArgs& args) {
 }
 
 void add_delete(CLI::App& group, GroupArgs& args) {
-  CLI::App* cmd = add_action(group, args, Action::kDelete, "delete",
-                             "Delete groups without members, and their offsets");
+  CLI::App* cmd = add_client_action(group, args, Action::kDelete, "delete",
+                                    "Delete groups without members, and their offsets");
   cmd->add_option("groups", args.groups, "Group ids");
   cmd->add_flag("--all-groups", args.all_groups, "Every consumer group");
 }

@@ -14,6 +14,7 @@
 #include "protocol/apis/describe_configs.h"
 #include "protocol/apis/incremental_alter_configs.h"
 #include "protocol/apis/metadata.h"
+#include "tools/cli.h"
 #include "tools/cluster.h"
 #include "tools/http_get.h"
 
@@ -385,8 +386,7 @@ void add_topic_command(CLI::App& app, TopicArgs& args) {
       "topic",
       "Create, list, describe, delete and alter topics on any Kafka-protocol broker "
       "(kafka-topics.sh's flags)");
-  cmd->add_option("--bootstrap-server", args.bootstrap_server,
-                  "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
+  add_bootstrap_option(*cmd, args.bootstrap_server);
   cmd->add_flag("--create", args.create, "Create a topic");
   cmd->add_flag("--list", args.list, "List topic names, one a line");
   cmd->add_flag("--describe", args.describe,

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <ostream>
 
+#include "tools/cli.h"
 #include "tools/txn_admin.h"
 
 namespace strata::tools {
@@ -11,21 +12,9 @@ namespace {
 
 using Action = TxnArgs::Action;
 
-// The options every txn subcommand takes, and the callback that records which one ran.
-CLI::App* add_action(CLI::App& txn, TxnArgs& args, Action action, const char* name,
-                     const char* description) {
-  CLI::App* cmd = txn.add_subcommand(name, description);
-  cmd->add_option("--bootstrap-server", args.bootstrap_server,
-                  "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
-  cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
-      ->check(CLI::PositiveNumber);
-  cmd->callback([&args, action] { args.action = action; });
-  return cmd;
-}
-
 void add_list(CLI::App& txn, TxnArgs& args) {
-  CLI::App* cmd = add_action(txn, args, Action::kList, "list",
-                             "List transactions, as every broker's coordinator knows them");
+  CLI::App* cmd = add_client_action(txn, args, Action::kList, "list",
+                                    "List transactions, as every broker's coordinator knows them");
   cmd->add_option("--state", args.states,
                   "Only transactions in these states (Ongoing, PrepareCommit, CompleteAbort, ...)")
       ->delimiter(',');
@@ -36,14 +25,15 @@ void add_list(CLI::App& txn, TxnArgs& args) {
 }
 
 void add_describe(CLI::App& txn, TxnArgs& args) {
-  CLI::App* cmd = add_action(txn, args, Action::kDescribe, "describe",
-                             "Describe the state of an active transactional-id");
+  CLI::App* cmd = add_client_action(txn, args, Action::kDescribe, "describe",
+                                    "Describe the state of an active transactional-id");
   cmd->add_option("--transactional-id", args.transactional_id, "Transactional id")->required();
 }
 
 void add_describe_producers(CLI::App& txn, TxnArgs& args) {
-  CLI::App* cmd = add_action(txn, args, Action::kDescribeProducers, "describe-producers",
-                             "Describe the states of active producers for a topic partition");
+  CLI::App* cmd =
+      add_client_action(txn, args, Action::kDescribeProducers, "describe-producers",
+                        "Describe the states of active producers for a topic partition");
   cmd->add_option("--topic", args.topic, "Topic name")->required();
   cmd->add_option("--partition", args.partition, "Partition number")->required();
   cmd->add_option("--broker-id", args.broker_id,
@@ -51,9 +41,10 @@ void add_describe_producers(CLI::App& txn, TxnArgs& args) {
 }
 
 void add_find_hanging(CLI::App& txn, TxnArgs& args) {
-  CLI::App* cmd = add_action(txn, args, Action::kFindHanging, "find-hanging",
-                             "Find hanging transactions (open on a partition, unknown to the "
-                             "coordinator's transaction)");
+  CLI::App* cmd =
+      add_client_action(txn, args, Action::kFindHanging, "find-hanging",
+                        "Find hanging transactions (open on a partition, unknown to the "
+                        "coordinator's transaction)");
   cmd->add_option("--broker-id", args.broker_id, "Search the partitions this broker hosts");
   cmd->add_option("--topic", args.topic, "Search this topic (required with --partition)");
   cmd->add_option("--partition", args.partition, "Search this partition only");
@@ -64,9 +55,9 @@ void add_find_hanging(CLI::App& txn, TxnArgs& args) {
 }
 
 void add_abort(CLI::App& txn, TxnArgs& args) {
-  CLI::App* cmd = add_action(txn, args, Action::kAbort, "abort",
-                             "Abort a hanging transaction (writes an ABORT marker to the "
-                             "partition)");
+  CLI::App* cmd = add_client_action(txn, args, Action::kAbort, "abort",
+                                    "Abort a hanging transaction (writes an ABORT marker to the "
+                                    "partition)");
   cmd->add_option("--topic", args.topic, "Topic name")->required();
   cmd->add_option("--partition", args.partition, "Partition number")->required();
   cmd->add_option("--start-offset", args.start_offset,

@@ -27,18 +27,14 @@
 #include "protocol/apis/produce.h"
 #include "record/batch_builder.h"
 #include "tools/kafka_client.h"
+#include "protocol_checks.h"
 
 using namespace strata;
 using namespace strata::protocol;
 using strata::tools::KafkaClient;
+using namespace strata::compat;
 
 namespace {
-
-// KafkaClient sends the highest version both sides speak; this type declares only V.
-template <class Req, int16_t V>
-struct At : Req {
-  static constexpr Versions kVersions{V, V};
-};
 
 constexpr int16_t kUnknownTopicOrPartition = 3;
 constexpr int16_t kFetchSessionIdNotFound = 70;
@@ -46,26 +42,6 @@ constexpr int16_t kInvalidFetchSessionEpoch = 71;
 constexpr int16_t kFetchSessionTopicIdError = 106;
 const std::string kTopic = "sessions";
 const std::string kOther = "sessions-ids";
-
-int failures = 0;
-
-bool check(bool ok, const std::string& what) {
-  std::cout << (ok ? "ok   " : "FAIL ") << what << std::endl;
-  if (!ok) ++failures;
-  return ok;
-}
-
-[[noreturn]] void die(const std::string& what) {
-  std::cout << "FAIL " << what << std::endl;
-  std::exit(1);
-}
-
-template <class Resp, class Req>
-Resp must(KafkaClient& c, Req& request) {
-  auto r = c.call<Resp>(request);
-  if (!r) die(tools::api_name(Req::kApiKey) + ": " + r.error().message);
-  return std::move(*r);
-}
 
 KafkaClient connect(const tools::HostPort& at) {
   auto c = KafkaClient::connect(at, 30000, "fetch-sessions");
@@ -394,8 +370,5 @@ int main(int argc, char** argv) {
   session_walk(c, *at);
   topic_id_session(c);
   cache_limit(c, std::atoi(argv[2]));
-  std::cout << (failures == 0 ? "fetch_sessions: all checks passed"
-                              : "fetch_sessions: failures: " + std::to_string(failures))
-            << std::endl;
-  return failures == 0 ? 0 : 1;
+  return exit_status("fetch_sessions");
 }

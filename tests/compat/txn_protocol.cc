@@ -37,20 +37,14 @@
 #include "record/batch_builder.h"
 #include "record/control.h"
 #include "tools/kafka_client.h"
+#include "protocol_checks.h"
 
 using namespace strata;
 using namespace strata::protocol;
 using strata::tools::KafkaClient;
+using namespace strata::compat;
 
 namespace {
-
-// KafkaClient sends the highest version both sides speak. This request type declares
-// only version V, so KafkaClient sends exactly V (or answers kUnsupported when the
-// broker lacks it): EndTxn v5 vs v3 vs v1 is the point of several checks.
-template <class Req, int16_t V>
-struct At : Req {
-  static constexpr Versions kVersions{V, V};
-};
 
 constexpr int16_t kNone = 0;
 constexpr int16_t kInvalidRecord = 87;
@@ -62,19 +56,6 @@ constexpr int16_t kProducerFenced = 90;
 constexpr int32_t kTxnTimeoutMs = 60000;
 constexpr int64_t kMinuteMs = 60 * 1000;
 
-int failures = 0;
-
-bool check(bool ok, const std::string& what) {
-  std::cout << (ok ? "ok   " : "FAIL ") << what << std::endl;
-  if (!ok) ++failures;
-  return ok;
-}
-
-[[noreturn]] void die(const std::string& what) {
-  std::cout << "FAIL " << what << std::endl;
-  std::exit(1);
-}
-
 int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -83,14 +64,6 @@ int64_t now_ms() {
 
 std::string err(int16_t code) {
   return tools::kafka_error_name(code);
-}
-
-// A call that must get an answer: a network or parse failure ends the run.
-template <class Resp, class Req>
-Resp must(KafkaClient& c, Req& request) {
-  auto r = c.call<Resp>(request);
-  if (!r) die(tools::api_name(Req::kApiKey) + ": " + r.error().message);
-  return std::move(*r);
 }
 
 struct Pid {
@@ -423,8 +396,5 @@ int main(int argc, char** argv) {
   markers(s, transaction_v1(s));
   timeouts(s, std::atoi(argv[3]));
   leave_hanging(s);
-  std::cout << (failures == 0 ? "txn_protocol: all checks passed"
-                              : "txn_protocol: failures: " + std::to_string(failures))
-            << std::endl;
-  return failures == 0 ? 0 : 1;
+  return exit_status("txn_protocol");
 }

@@ -1,0 +1,28 @@
+// Command-line pieces the client tools (strata topic, group, txn) share, on CLI11.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace strata::tools {
+
+// --bootstrap-server, as kafka-topics.sh / kafka-consumer-groups.sh take it.
+inline CLI::Option* add_bootstrap_option(CLI::App& cmd, std::string& bootstrap_server) {
+  return cmd.add_option("--bootstrap-server", bootstrap_server,
+                        "HOST:PORT[,HOST:PORT...] of a broker (default 127.0.0.1:9092)");
+}
+
+// A subcommand of a client tool: --bootstrap-server and --timeout-ms into `args`, and
+// args.action = action when it is the one chosen.
+template <class Args, class Action>
+CLI::App* add_client_action(CLI::App& parent, Args& args, Action action, const char* name,
+                            const char* description) {
+  CLI::App* cmd = parent.add_subcommand(name, description);
+  add_bootstrap_option(*cmd, args.bootstrap_server);
+  cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([&args, action] { args.action = action; });
+  return cmd;
+}
+
+}  // namespace strata::tools
