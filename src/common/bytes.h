@@ -86,6 +86,23 @@ class ByteReader {
 
   // Unsigned LEB128 of at most `max_bytes` bytes.
   uint64_t uvarint(int max_bytes = 10) {
+    // Fast paths (the same result): one byte, or enough input that no byte needs a
+    // bounds check. Record fields are mostly 1-2 byte varints.
+    if (p_ < end_ && (*p_ & 0x80) == 0 && ok()) return *p_++;
+    if (remaining() >= size_t(max_bytes) && ok()) {
+      uint64_t v = 0;
+      for (int i = 0; i < max_bytes; ++i) {
+        const uint8_t b = p_[i];
+        v |= uint64_t(b & 0x7f) << (7 * i);
+        if ((b & 0x80) == 0) {
+          p_ += i + 1;
+          return v;
+        }
+      }
+      p_ += max_bytes;
+      set_fault(ReadFault::kVarintOverflow);
+      return 0;
+    }
     uint64_t v = 0;
     for (int i = 0; i < max_bytes; ++i) {
       if (!need(1)) return 0;
