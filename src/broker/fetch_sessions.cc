@@ -1,5 +1,7 @@
 #include "broker/fetch_sessions.h"
 
+#include <algorithm>
+#include <iterator>
 #include <tuple>
 
 #include "broker/errors.h"
@@ -156,7 +158,13 @@ FetchSessions::Outcome FetchSessions::close(const Context& ctx,
   std::lock_guard lock(mu_);
   out.session_id = ctx.session_id;
   auto found = sessions_.find(ctx.session_id);
-  if (found == sessions_.end()) return out;  // evicted meanwhile: the next fetch learns it
+  if (found == sessions_.end()) {
+    // Evicted or replaced while this fetch ran: answer everything it read, as a
+    // sessionless fetch (session id 0 tells the client its session is gone).
+    all();
+    out.session_id = 0;
+    return out;
+  }
   Session& s = *found->second;
   if (s.epoch != ctx.expected_epoch) {  // another request used this epoch meanwhile
     out.error = kafka_error::kInvalidFetchSessionEpoch;

@@ -22,7 +22,9 @@
 // full fetches, which clients accept).
 //
 // Thread-safe: fetches on every shard share one cache behind one mutex; the work done
-// under it is proportional to the partitions of one request or session.
+// under it is proportional to the partitions of one request or session, and to the
+// number of sessions when a full cache decides whether to evict (at most
+// max.incremental.fetch.session.cache.slots).
 #pragma once
 
 #include <cstdint>

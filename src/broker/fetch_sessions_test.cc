@@ -184,6 +184,19 @@ TEST(FetchSessions, EvictionFollowsKafkasRules) {
   EXPECT_EQ(s.size(), 2u);
 }
 
+TEST(FetchSessions, SessionGoneMidFetchAnswersEverythingWithoutASession) {
+  FetchSessions s(10);
+  int32_t id = open_session(s, {want("a", 0), want("a", 1)});
+  auto ctx = s.open(12, id, 1, false, {}, {}, 1);
+  ASSERT_EQ(ctx.kind, Kind::kIncremental);
+  // While it long-polls, the client's full fetch replaces the session.
+  s.close(s.open(12, id, 0, false, {want("a", 0)}, {}, 2), {answer(10)}, 2);
+  auto out = s.close(ctx, {answer(10), answer(10, 100)}, 3);
+  EXPECT_EQ(out.error, 0);
+  EXPECT_EQ(out.session_id, 0);
+  EXPECT_EQ(out.included, (std::vector<size_t>{0, 1}));
+}
+
 TEST(FetchSessions, ZeroSlotsMeansNoSessions) {
   FetchSessions s(0);
   EXPECT_EQ(open_session(s, {want("a", 0)}), 0);

@@ -188,7 +188,9 @@ asio::awaitable<bool> Connection::send(const protocol::Output& out) {
 // The socket is non-blocking, so a full send buffer answers EAGAIN: wait until
 // writable and go on.
 asio::awaitable<bool> Connection::send_file(const protocol::FileSlice& slice) {
-  if (!socket_.native_non_blocking()) socket_.native_non_blocking(true);
+  asio::error_code nb;
+  if (!socket_.native_non_blocking()) socket_.native_non_blocking(true, nb);
+  if (nb) co_return false;  // closed meanwhile
   off_t at = off_t(slice.position);
   for (uint64_t left = slice.size; left > 0;) {
     const ssize_t n = ::sendfile(socket_.native_handle(), slice.fd, &at,

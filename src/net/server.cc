@@ -2,12 +2,17 @@
 
 #include <spdlog/spdlog.h>
 
+#include <csignal>
+
 #include "net/connection.h"
 
 namespace strata::net {
 
 Server::Server(const NetConfig& config, RequestHandler& handler)
     : config_(config), handler_(handler) {
+  // sendfile(2) has no MSG_NOSIGNAL: a peer that resets mid-response must not kill the
+  // process (asio's own writes already pass MSG_NOSIGNAL).
+  ::signal(SIGPIPE, SIG_IGN);
   for (size_t i = 0; i < std::max<size_t>(1, config_.shards); ++i) {
     shards_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*shards_.back()));

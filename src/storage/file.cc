@@ -1,5 +1,6 @@
 #include "storage/file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,6 +76,15 @@ Result<void, StorageError> sync_directory(const std::string& dir) {
 Result<void, StorageError> rename_file(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) return fail(io_error("rename " + from + " -> " + to));
   return {};
+}
+
+Result<std::vector<std::string>, StorageError> list_directory(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return fail(io_error("opendir " + dir));
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
+  ::closedir(d);
+  return names;
 }
 
 }  // namespace strata::storage

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/bytes.h"
 #include "common/result.h"
@@ -42,5 +43,7 @@ class File {
 Result<void, StorageError> sync_directory(const std::string& dir);
 // rename(2) with errors as values.
 Result<void, StorageError> rename_file(const std::string& from, const std::string& to);
+// The names in a directory (readdir order, "." and ".." included).
+Result<std::vector<std::string>, StorageError> list_directory(const std::string& dir);
 
 }  // namespace strata::storage

@@ -1,6 +1,5 @@
 #include "storage/log.h"
 
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -18,13 +17,9 @@ using namespace strata::record;
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "<20 digits>.log" -> base offset.
 std::optional<int64_t> base_of(const std::string& name, const std::string& suffix) {
-  if (!ends_with(name, suffix) || name.size() != size_t(kFileNameDigits) + suffix.size()) {
+  if (!name.ends_with(suffix) || name.size() != size_t(kFileNameDigits) + suffix.size()) {
     return std::nullopt;
   }
   int64_t v = 0;
@@ -42,15 +37,6 @@ void prefetch_header(Bytes batches, size_t pos) {
   if (pos + kHeaderSize > batches.size()) return;
   __builtin_prefetch(batches.data() + pos);
   __builtin_prefetch(batches.data() + pos + kHeaderSize - 1);  // the 61 bytes may span two lines
-}
-
-Result<std::vector<std::string>, StorageError> list_dir(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return fail(io_error("opendir " + dir));
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-  ::closedir(d);
-  return names;
 }
 
 }  // namespace
@@ -76,13 +62,18 @@ Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
 // every segment, recover from the recovery point on (or everything whose indexes fail
 // their sanity check), and start an empty segment if there is none.
 Result<void, StorageError> Log::load(const LogOptions& options) {
-  if (auto s = complete_swaps(); !s) return s;
-  auto names = list_dir(dir_);
+  auto names = list_directory(dir_);
   if (!names) return fail(names.error());
+  auto swapped = complete_swaps(*names);
+  if (!swapped) return fail(swapped.error());
+  if (*swapped) {  // files were renamed or deleted: list again
+    names = list_directory(dir_);
+    if (!names) return fail(names.error());
+  }
   std::vector<int64_t> bases;
   for (const std::string& name : *names) {
-    if (ends_with(name, kDeletedSuffix) || ends_with(name, kCleanedSuffix) ||
-        ends_with(name, ".tmp")) {
+    if (name.ends_with(kDeletedSuffix) || name.ends_with(kCleanedSuffix) ||
+        name.ends_with(".tmp")) {
       ::unlink((dir_ + "/" + name).c_str());
     } else if (auto base = base_of(name, kLogSuffix)) {
       bases.push_back(*base);

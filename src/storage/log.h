@@ -180,7 +180,8 @@ class Log {
   Result<void, StorageError> load(const LogOptions& options);
   // Kafka's LogLoader for interrupted cleanings: `.cleaned` files deleted, `.swap`
   // segments completed (the segments in their offset range deleted, then renamed).
-  Result<void, StorageError> complete_swaps();
+  // `names` is the directory's listing; true if this changed the directory.
+  Result<bool, StorageError> complete_swaps(const std::vector<std::string>& names);
   bool still_holds(const CleanedGroup& group) const;
   Result<void, StorageError> swap_in(CleanedGroup& group, int64_t now_ms, CleanOutcome& out);
   Result<void, StorageError> recover_from(size_t first_index);

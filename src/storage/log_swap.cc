@@ -10,7 +10,6 @@
 // Log::finish_clean renames in an order that makes each crash point land in one of
 // these cases (docs/formats/segments.md, "Compaction"). Unlike Kafka, step 2 keeps the
 // producer snapshots in the range (they stay true; stray ones go later).
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,11 +30,6 @@ namespace {
 
 constexpr uint64_t kSwapEntryBytesMax = uint64_t{1} << 31;  // a segment is < 2 GiB
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // The base offset of a file named "<20 digits>.<anything>".
 std::optional<int64_t> offset_of_name(const std::string& name) {
   if (name.size() <= size_t(kFileNameDigits) || name[size_t(kFileNameDigits)] != '.') {
@@ -54,15 +48,6 @@ bool is_segment_file(const std::string& name) {
   const std::string rest = name.substr(size_t(kFileNameDigits));
   return rest == kLogSuffix || rest == kIndexSuffix || rest == kTimeIndexSuffix ||
          rest == kTxnIndexSuffix;
-}
-
-Result<std::vector<std::string>, StorageError> names_in(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return fail(io_error("opendir " + dir));
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-  ::closedir(d);
-  return names;
 }
 
 // One past the last offset of the entries in a `.log.swap` file (its base if empty);
@@ -89,20 +74,18 @@ Result<int64_t, StorageError> next_offset_of(const std::string& path, int64_t ba
 
 }  // namespace
 
-Result<void, StorageError> Log::complete_swaps() {
-  auto names = names_in(dir_);
-  if (!names) return fail(names.error());
+Result<bool, StorageError> Log::complete_swaps(const std::vector<std::string>& names) {
   int64_t min_cleaned = INT64_MAX;
   std::vector<std::string> swaps;
-  for (const std::string& name : *names) {
-    if (ends_with(name, kCleanedSuffix)) {
+  for (const std::string& name : names) {
+    if (name.ends_with(kCleanedSuffix)) {
       min_cleaned = std::min(min_cleaned, offset_of_name(name).value_or(INT64_MAX));
       ::unlink((dir_ + "/" + name).c_str());
-    } else if (ends_with(name, kSwapSuffix)) {
+    } else if (name.ends_with(kSwapSuffix)) {
       swaps.push_back(name);
     }
   }
-  if (swaps.empty()) return {};
+  if (swaps.empty()) return min_cleaned != INT64_MAX;
   int64_t range_begin = INT64_MAX, range_end = INT64_MIN;
   std::vector<std::string> valid;
   for (const std::string& name : swaps) {
@@ -119,7 +102,7 @@ Result<void, StorageError> Log::complete_swaps() {
     range_begin = std::min(range_begin, *base);
     range_end = std::max(range_end, *next);
   }
-  for (const std::string& name : *names) {
+  for (const std::string& name : names) {
     const std::optional<int64_t> at = offset_of_name(name);
     if (!at || !is_segment_file(name) || *at < range_begin || *at >= range_end) continue;
     report_.notes.push_back("deleted " + name + ", replaced by a cleaned segment");
@@ -127,10 +110,11 @@ Result<void, StorageError> Log::complete_swaps() {
   }
   for (const std::string& name : valid) {
     const std::string final_name = name.substr(0, name.size() - std::string(kSwapSuffix).size());
-    if (auto r = rename_file(dir_ + "/" + name, dir_ + "/" + final_name); !r) return r;
+    if (auto r = rename_file(dir_ + "/" + name, dir_ + "/" + final_name); !r) return fail(r.error());
     report_.notes.push_back("completed the swap of " + final_name);
   }
-  return sync_directory(dir_);
+  if (auto r = sync_directory(dir_); !r) return fail(r.error());
+  return true;
 }
 
 }  // namespace strata::storage

@@ -7,10 +7,11 @@
 // Two keys with the same MD5 would share a slot: the older record of either could then be
 // dropped. Kafka accepts that (2^-64 per pair at the birthday bound); so does Strata.
 //
-// Memory: the table is an anonymous mapping whose empty slots are zero bytes, so only
-// the pages a cleaning touches are resident, and clear() hands them back to the kernel:
-// an idle cleaner thread holds no table memory (log.cleaner.dedupe.buffer.size is
-// reserved address space, not RSS).
+// Memory: the table is an anonymous mapping whose empty slots are zero bytes, so pages
+// become resident only as a cleaning writes keys into them (keys hash all over the
+// table: a cleaning of more keys than the table has pages makes nearly all of it
+// resident), and clear() hands them back to the kernel: an idle cleaner thread holds no
+// table memory (log.cleaner.dedupe.buffer.size is reserved address space, not RSS).
 //
 // Threading: one map per cleaner thread; not thread-safe.
 #pragma once
