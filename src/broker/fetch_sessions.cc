@@ -97,10 +97,15 @@ FetchSessions::Context FetchSessions::open(int16_t version, int32_t session_id, 
     ctx.error = kafka_error::kFetchSessionTopicIdError;
     return ctx;
   }
+  // Kafka reads the listed partitions when the session ends empty, even those the
+  // same request forgot.
+  std::vector<FetchWant> listed;
+  if (!forgotten.empty()) listed = wanted;
   update(s, wanted, forgotten);
   if (s.parts.empty()) {  // nothing left: the session ends, this fetch is sessionless
     remove(session_id);
     ctx.kind = Kind::kSessionless;
+    ctx.partitions = std::move(listed);
     return ctx;
   }
   s.last_used_ms = now_ms;

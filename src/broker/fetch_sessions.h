@@ -86,8 +86,8 @@ class FetchSessions {
   explicit FetchSessions(int32_t max_slots, int64_t eviction_ms = kEvictionMs);
 
   // Starts a fetch. `version` is the Fetch version (below 7 there are no sessions);
-  // `wanted` the request's partitions, `forgotten` its forgotten_topics_data (only
-  // topic/topic_id and partition are used).
+  // `wanted` the request's partitions, each once (key_of), `forgotten` its
+  // forgotten_topics_data (only topic/topic_id and partition are used).
   Context open(int16_t version, int32_t session_id, int32_t epoch, bool privileged,
                std::vector<FetchWant> wanted, const std::vector<FetchWant>& forgotten,
                int64_t now_ms);
@@ -97,6 +97,10 @@ class FetchSessions {
 
   size_t size() const;
   size_t cached_partitions() const;
+
+  // A partition's identity in a session: topic id and partition (v13+), else name and
+  // partition.
+  static std::string key_of(const FetchWant& w, bool uses_topic_ids);
 
  private:
   struct Cached {
@@ -115,7 +119,6 @@ class FetchSessions {
     std::unordered_map<std::string, std::list<Cached>::iterator> index;
   };
 
-  static std::string key_of(const FetchWant& w, bool uses_topic_ids);
   static void update(Session& s, std::vector<FetchWant>& wanted,
                      const std::vector<FetchWant>& forgotten);
   bool try_evict(bool privileged, size_t size, int64_t now_ms);

@@ -95,10 +95,13 @@ TEST(FetchSessions, ForgottenAndAddedPartitions) {
   // A new partition has no answered high watermark: it is listed.
   auto out = s.close(ctx, {answer(10), answer(0)}, 1);
   EXPECT_EQ(out.included, (std::vector<size_t>{1}));
-  // Forgetting every partition ends the session.
-  ctx = s.open(12, id, 2, false, {}, {want("a", 1), want("c", 3)}, 2);
+  // Forgetting every partition ends the session; as in Kafka, the fetch still reads
+  // what it listed (here c-3, listed and forgotten at once).
+  ctx = s.open(12, id, 2, false, {want("c", 3, 5)}, {want("a", 1), want("c", 3)}, 2);
   EXPECT_EQ(ctx.kind, Kind::kSessionless);
-  EXPECT_EQ(s.close(ctx, {}, 2).session_id, 0);
+  ASSERT_EQ(ctx.partitions.size(), 1u);
+  EXPECT_EQ(ctx.partitions[0].fetch_offset, 5);
+  EXPECT_EQ(s.close(ctx, {answer(1)}, 2).session_id, 0);
   EXPECT_EQ(s.size(), 0u);
 }
 

@@ -301,6 +301,14 @@ void session_walk(KafkaClient& c, const tools::HostPort& at) {
   a = inc.send(c);
   check(a.error == kFetchSessionIdNotFound && a.session_id == 0,
         "the closed session is gone: FETCH_SESSION_ID_NOT_FOUND: " + a.show());
+
+  Fetch<12> twice;
+  twice.epoch = -1;
+  twice.partitions = {{0, 0}, {2, 0}, {0, 14}};
+  a = twice.send(c);
+  check(a.error == 0 && partitions_of(a) == std::vector<int32_t>{0, 2} && a.parts[0].bytes == 0,
+        "a partition listed twice is answered once, at its first place with its last "
+        "fetch offset (14: nothing to read): " + a.show());
 }
 
 void topic_id_session(KafkaClient& c) {

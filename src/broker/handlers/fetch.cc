@@ -7,6 +7,7 @@
 // aborted transactions of the range, from the .txnindex files. Errors per partition: UNKNOWN_TOPIC_OR_PARTITION,
 // UNKNOWN_TOPIC_ID, OFFSET_OUT_OF_RANGE, KAFKA_STORAGE_ERROR.
 #include <chrono>
+#include <unordered_map>
 
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -35,14 +36,22 @@ int64_t last_stable_offset(const storage::Log& log, int64_t high_watermark) {
   return unstable ? std::min(unstable->value(), high_watermark) : high_watermark;
 }
 
-// The request's partitions (or forgotten ones), flattened in request order.
-std::vector<FetchWant> wants_of(const FetchRequest& request) {
+// The request's partitions, flattened in request order. A partition listed twice is
+// fetched once, at its first place with its last parameters (Kafka's LinkedHashMap).
+std::vector<FetchWant> wants_of(const FetchRequest& request, int16_t version) {
   std::vector<FetchWant> out;
+  std::unordered_map<std::string, size_t> seen;
   for (const auto& topic : request.topics) {
     for (const auto& p : topic.partitions) {
-      out.push_back(FetchWant{topic.topic, topic.topic_id, p.partition, p.fetch_offset,
-                              p.partition_max_bytes, p.current_leader_epoch,
-                              p.log_start_offset, p.last_fetched_epoch});
+      FetchWant w{topic.topic, topic.topic_id, p.partition, p.fetch_offset,
+                  p.partition_max_bytes, p.current_leader_epoch, p.log_start_offset,
+                  p.last_fetched_epoch};
+      auto [at, fresh] = seen.emplace(FetchSessions::key_of(w, version >= 13), out.size());
+      if (fresh) {
+        out.push_back(std::move(w));
+      } else {
+        out[at->second] = std::move(w);
+      }
     }
   }
   return out;
@@ -179,7 +188,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
   const int16_t version = ctx.header.api_version;
   auto fetch = broker.fetch_sessions().open(version, request.session_id, request.session_epoch,
                                             from_follower(request, version),
-                                            wants_of(request), forgotten_of(request),
+                                            wants_of(request, version), forgotten_of(request),
                                             now_ms());
   std::vector<FetchResponse::PartitionData> parts;
   std::vector<FetchAnswer> answers;
