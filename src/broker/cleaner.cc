@@ -88,16 +88,22 @@ bool BrokerCleaner::clean(const storage::TopicPartition& tp, storage::OffsetMap&
     logs.abort_cleaning(tp);
     return false;
   }
-  auto outcome = on_shard_blocking(broker_, shard, [&logs, &tp, &result] {
+  std::string dir;
+  auto outcome = on_shard_blocking(broker_, shard, [&logs, &tp, &result, &dir] {
     using R = Result<storage::CleanOutcome, storage::StorageError>;
     storage::Log* log = logs.get(tp);
     if (log == nullptr) return R(fail(storage::storage_error(storage::StorageErrc::kClosed, "deleted")));
+    dir = log->dir();
     return log->finish_clean(std::move(*result), now_ms());
   });
   if (!outcome) {
     spdlog::warn("log cleaner: {}: not swapped in: {}", name, outcome.error().message());
     logs.abort_cleaning(tp);
     return false;
+  }
+  // The swap's final renames, made durable here rather than on the shard (Log::swap_in).
+  if (auto r = storage::sync_directory(dir); !r) {
+    spdlog::warn("log cleaner: {}: {} (a restart completes the swap)", name, r.error().message());
   }
   if (auto r = logs.done_cleaning(tp, *outcome, now_ms()); !r) {
     spdlog::error("log cleaner: {}: cleaner-offset-checkpoint: {}", name, r.error().message());

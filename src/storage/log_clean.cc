@@ -117,6 +117,9 @@ bool Log::still_holds(const CleanedGroup& group) const {
 // fsynced, so that name is durable before any old file is renamed away), the old
 // segments out of the log and renamed `.deleted`, the output renamed to its final names.
 // The log in memory holds the output from the moment the old segments leave it.
+// Unlike Kafka, no directory fsync follows the final renames here: until they are
+// durable, a restart finds the `.swap` files and completes them (log_swap.cc), so the
+// caller may sync the directory later, off the shard (BrokerCleaner does).
 Result<void, StorageError> Log::swap_in(CleanedGroup& group, int64_t now_ms, CleanOutcome& out) {
   Segment& fresh = *group.segment;
   if (auto r = fresh.rename_all(kSwapSuffix); !r) return r;
@@ -141,8 +144,7 @@ Result<void, StorageError> Log::swap_in(CleanedGroup& group, int64_t now_ms, Cle
       if (auto r = delete_snapshot_later(old_base, now_ms); !r) return r;
     }
   }
-  if (auto r = fresh.rename_all(""); !r) return r;
-  return sync_directory(dir_);
+  return fresh.rename_all("");
 }
 
 Result<CleanOutcome, StorageError> Log::finish_clean(CleanResult&& result, int64_t now_ms) {

@@ -34,6 +34,10 @@ Result<std::unique_ptr<OffsetMap>, StorageError> OffsetMap::create(size_t memory
     return fail(storage_error(StorageErrc::kIo, "cannot map an offset map of " +
                                                     std::to_string(slots * kSlotBytes) + " bytes"));
   }
+  // Every put and get is a random access into the table: with 4 KiB pages nearly each
+  // one is also a TLB miss. Huge pages where the kernel has them (a hint; ignored if
+  // transparent huge pages are off).
+  ::madvise(table, slots * kSlotBytes, MADV_HUGEPAGE);
   return std::unique_ptr<OffsetMap>(
       new OffsetMap(slots, static_cast<Slot*>(table), std::move(digest)));
 }
