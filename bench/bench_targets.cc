@@ -375,4 +375,36 @@ std::string ratio(const Results& r, const std::string& measure) {
   return buf;
 }
 
+void print_targets_header(const char* program, const std::string& strata_path,
+                          const BrokerTarget& strata, const MockTarget* mock) {
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  std::printf("# %s: librdkafka %s, %u cores, load average %.2f %.2f %.2f\n", program,
+              rd_kafka_version_str(), std::thread::hardware_concurrency(), load[0], load[1],
+              load[2]);
+  if (strata.pid() > 0) {
+    std::printf("# strata: %s broker, pid %d, %s, data in %s\n", strata_path.c_str(),
+                int(strata.pid()), strata.bootstrap().c_str(), strata.dir().c_str());
+  } else {
+    std::printf("# strata: broker at %s\n", strata.bootstrap().c_str());
+  }
+  std::printf("# mock: %s\n", mock ? "rd_kafka_mock_cluster_new, 1 broker, in this process"
+                                   : "skipped (--no-mock)");
+}
+
+void probe_and_record_fdatasync(const BrokerTarget& strata, double seconds, int rep,
+                                Results& results) {
+  if (strata.pid() <= 0) return;
+  const SyncProbe p = probe_fdatasync(strata.dir(), seconds);
+  std::printf(
+      "fdatasync probe rep %d (data dir's file system, 200 B appends, 1 thread): "
+      "%.0f/s, p50 %.2f ms, p99 %.2f ms\n",
+      rep, p.per_s, p.p50_ms, p.p99_ms);
+  std::printf("RESULT test=fdatasync_probe rep=%d per_s=%.1f p50_ms=%.3f p99_ms=%.3f\n", rep,
+              p.per_s, p.p50_ms, p.p99_ms);
+  results["fdatasync_per_s.strata"].push_back(p.per_s);
+  results["fdatasync_p50_ms.strata"].push_back(p.p50_ms);
+  results["fdatasync_p99_ms.strata"].push_back(p.p99_ms);
+}
+
 }  // namespace strata_bench

@@ -126,4 +126,15 @@ std::string stat(const Results& r, const std::string& key, const char* fmt = "%.
 // r[measure.strata] / r[measure.mock], repetition by repetition: "median [min-max]".
 std::string ratio(const Results& r, const std::string& measure);
 
+// ---- what every program prints the same way ----
+
+// "# PROGRAM: librdkafka V, N cores, load average ..." and where each target runs
+// (`strata_path` the binary a started broker runs).
+void print_targets_header(const char* program, const std::string& strata_path,
+                          const BrokerTarget& strata, const MockTarget* mock);
+// On a started broker: probe_fdatasync on its data dir for `seconds`, printed (a line
+// and a RESULT line for repeat `rep`) and added to results["fdatasync_*.strata"].
+void probe_and_record_fdatasync(const BrokerTarget& strata, double seconds, int rep,
+                                Results& results);
+
 }  // namespace strata_bench

@@ -385,19 +385,7 @@ int main(int argc, char** argv) {
   BrokerTarget strata(BrokerSpec{o.strata, o.bootstrap, "txn-bench", {}});  // forks: first
   std::unique_ptr<MockTarget> mock;
   if (!o.no_mock) mock = std::make_unique<MockTarget>();
-  double load[3] = {0, 0, 0};
-  getloadavg(load, 3);
-  std::printf("# txn_bench: librdkafka %s, %u cores, load average %.2f %.2f %.2f\n",
-              rd_kafka_version_str(), std::thread::hardware_concurrency(), load[0], load[1],
-              load[2]);
-  if (strata.pid() > 0) {
-    std::printf("# strata: %s broker, pid %d, %s, data in %s\n", o.strata.c_str(),
-                int(strata.pid()), strata.bootstrap().c_str(), strata.dir().c_str());
-  } else {
-    std::printf("# strata: broker at %s\n", strata.bootstrap().c_str());
-  }
-  std::printf("# mock: %s\n", mock ? "rd_kafka_mock_cluster_new, 1 broker, in this process"
-                                   : "skipped (--no-mock)");
+  print_targets_header("txn_bench", o.strata, strata, mock.get());
   std::printf(
       "# Strata fdatasyncs each Produce (acks=all), each __transaction_state write, each "
       "marker and each TxnOffsetCommit;\n# the mock keeps everything in memory, writes no "
@@ -409,18 +397,7 @@ int main(int argc, char** argv) {
   Results results;
   int64_t aborted = 0;
   for (int rep = 1; rep <= o.repeat; ++rep) {
-    if (strata.pid() > 0) {
-      const SyncProbe p = probe_fdatasync(strata.dir(), std::min(o.seconds, 2.0));
-      std::printf(
-          "fdatasync probe rep %d (data dir's file system, 200 B appends, 1 thread): "
-          "%.0f/s, p50 %.2f ms, p99 %.2f ms\n",
-          rep, p.per_s, p.p50_ms, p.p99_ms);
-      std::printf("RESULT test=fdatasync_probe rep=%d per_s=%.1f p50_ms=%.3f p99_ms=%.3f\n", rep,
-                  p.per_s, p.p50_ms, p.p99_ms);
-      results["fdatasync_per_s.strata"].push_back(p.per_s);
-      results["fdatasync_p50_ms.strata"].push_back(p.p50_ms);
-      results["fdatasync_p99_ms.strata"].push_back(p.p99_ms);
-    }
+    probe_and_record_fdatasync(strata, std::min(o.seconds, 2.0), rep, results);
     for (const Variant& v : kVariants) {
       if (!o.only.empty() && o.only != v.name) continue;
       for (Target* t : targets) {
