@@ -106,6 +106,7 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
       if (!found.ref) pd.error_code = found.error;
     }
     if (!found.ref) {
+      pd.high_watermark = -1;  // Kafka's INVALID_HIGH_WATERMARK on a partition error
       answers.push_back(FetchAnswer{pd.error_code, pd.high_watermark, pd.log_start_offset, 0});
       parts.push_back(std::move(pd));
       continue;
