@@ -1,6 +1,7 @@
 #include "broker/fetch_sessions.h"
 
 #include <algorithm>
+#include <cassert>
 #include <iterator>
 #include <tuple>
 
@@ -114,7 +115,11 @@ FetchSessions::Context FetchSessions::open(int16_t version, int32_t session_id, 
   ctx.session_id = s.id;
   ctx.expected_epoch = s.epoch;
   ctx.partitions.reserve(s.parts.size());
-  for (const auto& c : s.parts) ctx.partitions.push_back(c.want);
+  ctx.cached.reserve(s.parts.size());
+  for (auto it = s.parts.begin(); it != s.parts.end(); ++it) {
+    ctx.partitions.push_back(it->want);
+    ctx.cached.push_back(it);
+  }
   return ctx;
 }
 
@@ -176,14 +181,11 @@ FetchSessions::Outcome FetchSessions::close(const Context& ctx,
     return out;
   }
   // Kafka's CachedPartition.maybeUpdateResponseData.
+  // The epoch held, so no request changed the session's partitions since open().
+  assert(answers.size() == ctx.cached.size());
   for (size_t i = 0; i < answers.size(); ++i) {
     const FetchAnswer& a = answers[i];
-    auto it = s.index.find(key_of(ctx.partitions[i], s.uses_topic_ids));
-    if (it == s.index.end()) {
-      out.included.push_back(i);
-      continue;
-    }
-    Cached& c = *it->second;
+    Cached& c = *ctx.cached[i];
     bool respond = a.records_bytes > 0;
     if (c.high_watermark != a.high_watermark) {
       respond = true;
@@ -199,7 +201,7 @@ FetchSessions::Outcome FetchSessions::close(const Context& ctx,
     }
     if (!respond) continue;
     out.included.push_back(i);
-    if (a.records_bytes > 0) s.parts.splice(s.parts.end(), s.parts, it->second);
+    if (a.records_bytes > 0) s.parts.splice(s.parts.end(), s.parts, ctx.cached[i]);
   }
   return out;
 }

@@ -67,6 +67,13 @@ class FetchSessions {
 
   enum class Kind { kSessionless, kFull, kIncremental, kError };
 
+  // A session's entry for one partition.
+  struct Cached {
+    FetchWant want;
+    int64_t high_watermark = -1;  // last answered; -1 after an error, so it is re-sent
+    int64_t log_start_offset = -1;
+  };
+
   // What one request fetches; made by open(), finished by close().
   struct Context {
     Kind kind = Kind::kSessionless;
@@ -76,6 +83,9 @@ class FetchSessions {
     std::vector<FetchWant> partitions;  // to read, in this order
     int32_t session_id = 0;             // kIncremental: the session
     int32_t expected_epoch = 0;         // kIncremental: the session's epoch after open()
+    // kIncremental: the session's entries for `partitions`, same order. Valid while the
+    // session exists with expected_epoch: every change to its partitions bumps the epoch.
+    std::vector<std::list<Cached>::iterator> cached;
   };
   struct Outcome {
     int16_t error = 0;
@@ -103,11 +113,6 @@ class FetchSessions {
   static std::string key_of(const FetchWant& w, bool uses_topic_ids);
 
  private:
-  struct Cached {
-    FetchWant want;
-    int64_t high_watermark = -1;  // last answered; -1 after an error, so it is re-sent
-    int64_t log_start_offset = -1;
-  };
   struct Session {
     int32_t id = 0;
     bool privileged = false;

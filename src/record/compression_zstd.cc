@@ -34,8 +34,9 @@ Status compress_zstd(Bytes in, std::vector<uint8_t>& out, int level) {
 
 Status decompress_zstd(Bytes in, BoundedSink& sink) {
   // One decompression context per thread, reset for every batch: creating one per batch
-  // was 10% of a zstd cleaning's CPU (docs/performance.md, "Compaction"). libzstd frees
-  // a context's buffers that stay oversized, so a large window asked once is not kept.
+  // was 10% of a zstd cleaning's CPU (docs/performance.md, "Compaction"). A frame with a
+  // large window (up to 2^27) grows the context's buffers; libzstd frees buffers that
+  // stay oversized across many later calls, so such memory is held only for a while.
   thread_local const std::unique_ptr<ZSTD_DCtx, DctxFree> cached(ZSTD_createDCtx());
   ZSTD_DCtx* dctx = cached.get();
   if (dctx == nullptr) return fail(RecordErrc::kDecompressFailed);

@@ -40,12 +40,18 @@ int64_t last_stable_offset(const storage::Log& log, int64_t high_watermark) {
 // fetched once, at its first place with its last parameters (Kafka's LinkedHashMap).
 std::vector<FetchWant> wants_of(const FetchRequest& request, int16_t version) {
   std::vector<FetchWant> out;
-  std::unordered_map<std::string, size_t> seen;
+  size_t listed = 0;
+  for (const auto& topic : request.topics) listed += topic.partitions.size();
+  std::unordered_map<std::string, size_t> seen;  // only when a duplicate is possible
   for (const auto& topic : request.topics) {
     for (const auto& p : topic.partitions) {
       FetchWant w{topic.topic, topic.topic_id, p.partition, p.fetch_offset,
                   p.partition_max_bytes, p.current_leader_epoch, p.log_start_offset,
                   p.last_fetched_epoch};
+      if (listed == 1) {
+        out.push_back(std::move(w));
+        continue;
+      }
       auto [at, fresh] = seen.emplace(FetchSessions::key_of(w, version >= 13), out.size());
       if (fresh) {
         out.push_back(std::move(w));
