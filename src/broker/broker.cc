@@ -4,10 +4,13 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
 #include "broker/dispatch.h"
+#include "broker/errors.h"
+#include "broker/fan_out.h"
 #include "broker/group_log.h"
 #include "broker/metrics.h"
 #include "broker/txn_log.h"
@@ -53,6 +56,8 @@ Result<void, std::string> Broker::start() {
   const auto started = std::chrono::steady_clock::now();
   if (auto r = topics_.load(config_.log_dir + "/strata-topics.json"); !r) return r;
   if (auto r = producer_ids_.load(config_.log_dir + "/strata-producer-ids"); !r) return r;
+  publish_metadata();
+  blocking_ = std::make_unique<asio::thread_pool>(size_t(std::max(1, config_.blocking_threads)));
   sync_ = std::make_unique<storage::SyncService>();
   storage::LogManagerOptions o;
   o.log_dir = config_.log_dir;
@@ -60,6 +65,13 @@ Result<void, std::string> Broker::start() {
   o.now_ms = now_ms();
   o.sync = sync_.get();
   o.config_for = [this](const std::string& topic) { return log_config_for(topic); };
+  o.delete_dir = [this](std::string path) {
+    asio::post(*blocking_, [path = std::move(path)] {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+      if (ec) spdlog::warn("removing {}: {}", path, ec.message());
+    });
+  };
   auto logs = storage::LogManager::open(o);
   if (!logs) return fail(logs.error().message());
   logs_ = std::move(*logs);
@@ -75,6 +87,16 @@ Result<void, std::string> Broker::start() {
   server_ = std::make_unique<net::Server>(n, *this);
   std::string error;
   if (!server_->listen(error)) return fail(error);
+  // Each log is checked against the topics it should belong to and bound to its shard.
+  auto snapshot = metadata();
+  auto reconciled = logs_->reconcile(
+      [&snapshot](const storage::TopicPartition& tp) -> std::optional<Uuid> {
+        const TopicMeta* t = snapshot->topic(tp.topic);
+        if (t == nullptr || tp.partition.value() >= t->partition_count()) return std::nullopt;
+        return t->id;
+      },
+      [this](const storage::TopicPartition& tp) { return int(owner_shard(tp)); });
+  if (!reconciled) return fail(reconciled.error().message());
   if (config_.metrics_enabled) {
     metrics_ = std::make_unique<MetricsServer>(shard(0), [this] {
       return render_prometheus(broker_metric_families(collect_broker_figures(*this)));
@@ -140,21 +162,23 @@ void Broker::start_txns() {
   }
 }
 
-bool Broker::ensure_txn_topic() {
-  if (txn_topic_ready_.load(std::memory_order_acquire)) return true;
-  std::lock_guard lock(offsets_topic_mu_);
+asio::awaitable<bool> Broker::ensure_txn_topic() {
+  if (txn_topic_ready_.load(std::memory_order_acquire)) co_return true;
   if (!topics_.get(txn::kTransactionTopic)) {
     // Kafka's settings for the internal topic: compacted, its own segment size.
     const std::map<std::string, std::string> configs = {
         {"cleanup.policy", "compact"},
         {"compression.type", "producer"},
         {"segment.bytes", std::to_string(config_.txns.state_log_segment_bytes)}};
-    auto created = create_topic(txn::kTransactionTopic, txns_->partitions(), configs, false);
-    if (!created) spdlog::error("cannot create {}: {}", txn::kTransactionTopic, created.error().second);
+    const std::string name = txn::kTransactionTopic;
+    auto created = co_await create_topic(name, txns_->partitions(), configs, false);
+    if (!created && created.error().first != kafka_error::kTopicAlreadyExists) {
+      spdlog::error("cannot create {}: {}", txn::kTransactionTopic, created.error().second);
+    }
   }
   const bool ready = topics_.get(txn::kTransactionTopic).has_value();
-  txn_topic_ready_.store(ready, std::memory_order_release);
-  return ready;
+  if (ready) txn_topic_ready_.store(true, std::memory_order_release);
+  co_return ready;
 }
 
 size_t Broker::txn_partition_shard(int32_t partition) const {
@@ -167,24 +191,24 @@ size_t Broker::txn_shard(const std::string& transactional_id) const {
 
 // Called by every group request: once the topic exists, one atomic load (no lock, no
 // copy of the topic's metadata).
-bool Broker::ensure_offsets_topic() {
-  if (offsets_topic_ready_.load(std::memory_order_acquire)) return true;
-  std::lock_guard lock(offsets_topic_mu_);
-  if (topics_.get(group::kOffsetsTopic)) {
-    offsets_topic_ready_.store(true, std::memory_order_release);
-    return true;
+asio::awaitable<bool> Broker::ensure_offsets_topic() {
+  if (offsets_topic_ready_.load(std::memory_order_acquire)) co_return true;
+  if (!topics_.get(group::kOffsetsTopic)) {
+    // Kafka's settings for the internal topic: compacted, offsets.topic.segment.bytes,
+    // uncompressed as the producer (the coordinator) wrote it.
+    const std::map<std::string, std::string> configs = {
+        {"cleanup.policy", "compact"},
+        {"compression.type", "producer"},
+        {"segment.bytes", std::to_string(config_.groups.offsets_topic_segment_bytes)}};
+    const std::string name = group::kOffsetsTopic;
+    auto created = co_await create_topic(name, groups_->partitions(), configs, false);
+    if (!created && created.error().first != kafka_error::kTopicAlreadyExists) {
+      spdlog::error("cannot create {}: {}", group::kOffsetsTopic, created.error().second);
+    }
   }
-  // Kafka's settings for the internal topic: compacted, offsets.topic.segment.bytes,
-  // uncompressed as the producer (the coordinator) wrote it.
-  const std::map<std::string, std::string> configs = {
-      {"cleanup.policy", "compact"},
-      {"compression.type", "producer"},
-      {"segment.bytes", std::to_string(config_.groups.offsets_topic_segment_bytes)}};
-  auto created = create_topic(group::kOffsetsTopic, groups_->partitions(), configs, false);
-  if (!created) spdlog::error("cannot create {}: {}", group::kOffsetsTopic, created.error().second);
   const bool ready = topics_.get(group::kOffsetsTopic).has_value();
-  offsets_topic_ready_.store(ready, std::memory_order_release);
-  return ready;
+  if (ready) offsets_topic_ready_.store(true, std::memory_order_release);
+  co_return ready;
 }
 
 size_t Broker::offsets_partition_shard(int32_t partition) const {
@@ -234,9 +258,27 @@ asio::awaitable<void> Broker::maintenance_loop() {
     }
     if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
       last_checkpoint = now;
-      if (auto r = logs_->checkpoint(); !r) spdlog::error("checkpoint: {}", r.error().message());
+      co_await write_checkpoints();
     }
   }
+}
+
+// Each shard reads the figures of the logs it owns; the files are written (and fsynced)
+// on the blocking pool, not on shard 0's event loop.
+asio::awaitable<void> Broker::write_checkpoints() {
+  const std::vector<storage::TopicPartition> all = logs_->partitions();
+  std::vector<std::optional<storage::CheckpointFigures>> figures(all.size());
+  co_await fan_out(
+      *this, all.size(), [&](size_t i) { return owner_shard(all[i]); },
+      [this, &all, &figures](size_t i) {
+        if (const storage::Log* log = logs_->get(all[i])) figures[i] = storage::LogManager::figures_of(*log);
+      });
+  storage::CheckpointMap map;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (figures[i]) map[all[i]] = *figures[i];
+  }
+  auto r = co_await blocking([this, &map] { return logs_->write_checkpoints(map); });
+  if (!r) spdlog::error("checkpoint: {}", r.error().message());
 }
 
 void Broker::stop() {
@@ -246,6 +288,7 @@ void Broker::stop() {
   if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards
   server_->stop();
+  blocking_->join();  // pending directory removals and checkpoint writes finish
   if (auto r = logs_->shutdown(); !r) {
     spdlog::error("clean shutdown failed: {}", r.error().message());
   } else {
@@ -295,7 +338,7 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
     spdlog::warn("closing {}: malformed request header", frame.client_address);
     co_return std::nullopt;
   }
-  RequestContext ctx{*header, frame};
+  RequestContext ctx{*header, frame, frame.turn, metadata()};
   co_return co_await api->serve(*this, ctx);
 }
 

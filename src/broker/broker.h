@@ -11,11 +11,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
+#include "broker/async_mutex.h"
 #include "broker/cleaner.h"
 #include "broker/config.h"
 #include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
+#include "broker/metadata_snapshot.h"
 #include "broker/producer_ids.h"
 #include "broker/topics.h"
 #include "group/coordinator.h"
@@ -32,7 +35,15 @@ class MetricsServer;
 struct RequestContext {
   protocol::RequestHeader header;
   const net::Frame& frame;
+  // The request's place in its connection's order (net/request_order.h): serve()
+  // acquires it before the handler runs; a handler that waits after posting its effects
+  // releases it first.
+  net::Turn& turn;
+  // The metadata this request sees, taken once when it is served.
+  std::shared_ptr<const MetadataSnapshot> metadata;
 };
+
+using ApiErr = std::pair<int16_t, std::string>;
 
 class Broker : public net::RequestHandler {
  public:
@@ -58,10 +69,30 @@ class Broker : public net::RequestHandler {
   size_t shard_count() const { return server_->shard_count(); }
   // The LogConfig of a topic: broker defaults with the topic's overrides applied.
   storage::LogConfig log_config_for(const std::string& topic) const;
-  // Creates a topic and its partition logs (auto-create and CreateTopics).
-  Result<TopicInfo, std::pair<int16_t, std::string>> create_topic(
-      const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
-      bool validate_only);
+
+  // ---- Topic lifecycle (create_topic.cc). Each takes admin_lock() for its whole run, so
+  // lifecycle changes never interleave; each persists the change in Topics, makes or
+  // removes the logs on their owner shards, and publishes a new metadata snapshot.
+  // The current metadata (any thread).
+  std::shared_ptr<const MetadataSnapshot> metadata() const { return metadata_.current(); }
+  AsyncMutex& admin_lock() { return admin_; }
+  // Rebuilds the snapshot from Topics and publishes it (caller holds admin_lock, or the
+  // shards do not run yet).
+  void publish_metadata();
+  // Creates a topic and its partition logs (auto-create and CreateTopics). The topic is
+  // visible in metadata only once every log exists.
+  // (Coroutines here take references: the caller awaits at once, and GCC 12 mishandles
+  // by-value temporaries inside co_await expressions.)
+  asio::awaitable<Result<TopicInfo, ApiErr>> create_topic(
+      const std::string& name, int32_t partitions,
+      const std::map<std::string, std::string>& configs, bool validate_only);
+  // Deletes a topic: gone from metadata first, then its logs are removed on their owners.
+  asio::awaitable<Result<void, ApiErr>> delete_topic(const TopicInfo& info);
+  // Adds partitions [from, to) of a topic (CreatePartitions); caller holds admin_lock.
+  asio::awaitable<Result<void, ApiErr>> add_partitions(const TopicInfo& info, int32_t to);
+  // The log of `tp` of topic `topic_id`, looked up on its owner shard (the caller must be
+  // running there: asserted). Null when the topic was deleted or re-created meanwhile.
+  storage::Log* owned_log(const storage::TopicPartition& tp, const Uuid& topic_id);
 
   // The group coordinator, and the shard where group `id` lives (its __consumer_offsets
   // partition's owner). ensure_offsets_topic creates __consumer_offsets on first use,
@@ -69,14 +100,14 @@ class Broker : public net::RequestHandler {
   group::GroupCoordinator& groups() { return *groups_; }
   size_t group_shard(const std::string& group_id) const;
   size_t offsets_partition_shard(int32_t partition) const;
-  bool ensure_offsets_topic();
+  asio::awaitable<bool> ensure_offsets_topic();
 
   // The transaction coordinator, likewise on the shard owning the transactional id's
   // __transaction_state partition; ensure_txn_topic creates that topic on first use.
   txn::TxnCoordinator& txns() { return *txns_; }
   size_t txn_shard(const std::string& transactional_id) const;
   size_t txn_partition_shard(int32_t partition) const;
-  bool ensure_txn_topic();
+  asio::awaitable<bool> ensure_txn_topic();
 
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
@@ -86,6 +117,8 @@ class Broker : public net::RequestHandler {
   // captured by value in a temporary inside a co_await expression gets corrupted.
   template <class Fn>
   auto on_shard(size_t s, Fn fn) {
+    static_assert(std::is_trivially_copyable_v<Fn>,
+                  "a shard hop captures only references, pointers and trivially copyable values");
     using R = decltype(fn());
     auto initiate = [this, s](auto handler, Fn f) {
       asio::post(shard(s), [f = std::move(f), h = std::move(handler)]() mutable {
@@ -99,6 +132,24 @@ class Broker : public net::RequestHandler {
 
   // Like on_shard, for work that answers later: `fn(done)` runs on shard `s` and the
   // caller resumes with the value passed to `done` (called once, on any thread).
+  // Runs `fn` (blocking work: fsyncs, directory removal, big (de)compression) on the
+  // blocking-work pool and resumes the caller on its executor with the result.
+  template <class Fn>
+  auto blocking(Fn fn) {
+    static_assert(std::is_trivially_copyable_v<Fn>,
+                  "blocking work captures only references, pointers and trivially copyable values");
+    using R = decltype(fn());
+    auto initiate = [this](auto handler, Fn f) {
+      asio::post(*blocking_, [f = std::move(f), h = std::move(handler)]() mutable {
+        auto ex = asio::get_associated_executor(h);
+        asio::post(ex, [h = std::move(h), r = f()]() mutable { std::move(h)(std::move(r)); });
+      });
+    };
+    return asio::async_initiate<decltype(asio::use_awaitable), void(R)>(
+        std::move(initiate), asio::use_awaitable, std::move(fn));
+  }
+  asio::thread_pool& blocking_pool() { return *blocking_; }
+
   template <class R, class Fn>
   auto on_shard_async(size_t s, Fn fn) {
     auto initiate = [this, s](auto handler, Fn f) {
@@ -120,9 +171,14 @@ class Broker : public net::RequestHandler {
   void start_txns();
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
+  asio::awaitable<void> write_checkpoints();
 
   BrokerConfig config_;
   Topics topics_;
+  MetadataPublisher metadata_;
+  AsyncMutex admin_;
+  // Blocking work (strata.blocking.threads): before everything that posts to it.
+  std::unique_ptr<asio::thread_pool> blocking_;
   FetchWaiters fetch_waiters_;
   FetchSessions fetch_sessions_;
   ProducerIds producer_ids_;
@@ -132,7 +188,6 @@ class Broker : public net::RequestHandler {
   // After server_: group timers live on its shards and must go first.
   std::unique_ptr<group::OffsetsLog> group_log_;
   std::unique_ptr<group::GroupCoordinator> groups_;
-  std::mutex offsets_topic_mu_;
   std::atomic<bool> offsets_topic_ready_{false};
   std::unique_ptr<txn::TxnLog> txn_log_;
   std::unique_ptr<txn::MarkerWriter> txn_markers_;

@@ -34,6 +34,9 @@ struct BrokerConfig {
   int32_t max_incremental_fetch_session_cache_slots = 1000;  // max.incremental.fetch.session.cache.slots
   int64_t log_retention_check_interval_ms = 300000;  // log.retention.check.interval.ms
   int32_t shards = 0;                         // strata.shards (0: one per usable core)
+  // background.threads: the blocking-work pool (fsynced metadata and checkpoint writes,
+  // directory removal), so no event loop waits for the disk.
+  int32_t blocking_threads = 10;
   bool fetch_sendfile = true;                 // strata.fetch.sendfile (net/server.h)
   std::string topic_creation_policy;          // none yet
   // metrics.listener (Strata's own, not Kafka's): http://HOST:PORT of the Prometheus

@@ -1,5 +1,7 @@
 #include "broker/config_admin.h"
 
+#include "broker/fan_out.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -34,11 +36,6 @@ std::string joined(const std::vector<std::string>& keys) {
 }
 
 }  // namespace
-
-std::mutex& topic_admin_mutex() {
-  static std::mutex mu;
-  return mu;
-}
 
 const std::vector<TopicConfigKey>& topic_config_keys() {
   using namespace config_type;
@@ -157,40 +154,36 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
   if (!storage::valid_topic_name(topic)) {
     co_return ApiError{kafka_error::kInvalidTopic, "Topic name \"" + topic + "\" is illegal"};
   }
-  int32_t partitions = 0;
-  {
-    std::lock_guard lock(topic_admin_mutex());
-    const std::optional<TopicInfo> info = broker.topics().get(topic);
-    std::map<std::string, std::string> overrides;
-    if (info) overrides = info->configs;
-    if (auto bad = edit(overrides)) co_return *bad;
-    // Kafka validates the configs before it checks that the topic exists.
-    storage::LogConfig check = broker.config().log_defaults;
-    if (auto r = check.apply(overrides); !r) {
-      co_return ApiError{kafka_error::kInvalidConfig, r.error()};
-    }
-    if (!info) {
-      co_return ApiError{kafka_error::kUnknownTopicOrPartition,
-                         "The topic '" + topic + "' does not exist."};
-    }
-    if (validate_only) co_return ApiError{};
-    if (auto r = broker.topics().set_configs(topic, overrides); !r) {
-      co_return ApiError{kafka_error::kKafkaStorageError, r.error()};
-    }
-    partitions = info->partitions;
+  auto guard = co_await broker.admin_lock().lock();
+  const std::optional<TopicInfo> info = broker.topics().get(topic);
+  std::map<std::string, std::string> overrides;
+  if (info) overrides = info->configs;
+  if (auto bad = edit(overrides)) co_return *bad;
+  // Kafka validates the configs before it checks that the topic exists.
+  storage::LogConfig config = broker.config().log_defaults;
+  if (auto r = config.apply(overrides); !r) {
+    co_return ApiError{kafka_error::kInvalidConfig, r.error()};
   }
-  // Each log reads the persisted overrides on its own shard, so whichever of two
-  // concurrent alters applies last still installs the latest state.
-  for (int32_t p = 0; p < partitions; ++p) {
-    const storage::TopicPartition tp{topic, PartitionId(p)};
-    // Captures references and pointers only, as Broker::on_shard requires.
-    const bool installed = co_await broker.on_shard(broker.owner_shard(tp), [&broker, at = &tp] {
-      storage::Log* log = broker.logs().get(*at);
-      if (log != nullptr) log->set_config(broker.log_config_for(at->topic));
-      return log != nullptr;
-    });
-    if (!installed) spdlog::warn("altering configs: no log for {}-{}", tp.topic, p);
+  if (!info) {
+    co_return ApiError{kafka_error::kUnknownTopicOrPartition,
+                       "The topic '" + topic + "' does not exist."};
   }
+  if (validate_only) co_return ApiError{};
+  auto set = co_await broker.blocking([&broker, &topic, &overrides] {
+    return broker.topics().set_configs(topic, overrides);
+  });
+  if (!set) co_return ApiError{kafka_error::kKafkaStorageError, set.error()};
+  broker.publish_metadata();
+  // Each log takes the new settings on its own shard; requests validate with the
+  // snapshot's copy, published above.
+  std::vector<storage::TopicPartition> tps;
+  for (int32_t p = 0; p < info->partitions; ++p) tps.push_back({topic, PartitionId(p)});
+  co_await fan_out(
+      broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
+      [&broker, &tps, &config, id = info->id](size_t i) {
+        storage::Log* log = broker.owned_log(tps[i], id);
+        if (log != nullptr) log->set_config(config);
+      });
   spdlog::info("altered configs of topic {}", topic);
   co_return ApiError{};
 }

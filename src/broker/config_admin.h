@@ -133,16 +133,10 @@ std::optional<ApiError> null_values_error(const std::vector<std::string>& names)
 std::optional<ApiError> alter_broker_configs(const Broker& broker, const std::string& name,
                                              const std::vector<std::string>& keys);
 
-// Held while a topic's overrides or partition count are read, checked and persisted
-// (AlterConfigs, IncrementalAlterConfigs, CreatePartitions), so concurrent requests on
-// different shards cannot lose each other's changes, and new partitions are made with
-// the latest overrides. Never held across a co_await.
-std::mutex& topic_admin_mutex();
-
 // Turns a topic's current overrides into the new ones, or says why it cannot.
 using OverridesEdit = std::function<std::optional<ApiError>(std::map<std::string, std::string>&)>;
 
-// The one way a topic's overrides change. Under topic_admin_mutex: applies `edit` to
+// The one way a topic's overrides change. Under Broker::admin_lock: applies `edit` to
 // the current overrides, validates the result over the broker defaults (INVALID_CONFIG
 // with LogConfig's message), checks the topic exists (UNKNOWN_TOPIC_OR_PARTITION) and,
 // unless `validate_only`, persists it. Then each partition's log takes the new

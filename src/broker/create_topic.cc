@@ -1,36 +1,147 @@
-// Topic creation and deletion shared by CreateTopics, DeleteTopics and auto-creation.
+// The topic lifecycle shared by CreateTopics, DeleteTopics, CreatePartitions and
+// auto-creation, and the metadata snapshot they publish. Every change runs under
+// admin_lock(); the durable write (strata-topics.json, fsynced) runs on the blocking
+// pool and each log is made or removed on its owner shard (one hop per shard).
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
 #include "broker/errors.h"
+#include "broker/fan_out.h"
 #include "storage/checkpoint.h"
 
 namespace strata::broker {
 
-Result<TopicInfo, std::pair<int16_t, std::string>> Broker::create_topic(
+void Broker::publish_metadata() {
+  std::vector<std::shared_ptr<const TopicMeta>> topics;
+  for (const TopicInfo& t : topics_.all()) {  // ordered by name
+    auto m = std::make_shared<TopicMeta>();
+    m->name = t.name;
+    m->id = t.id;
+    m->partitions.assign(size_t(t.partitions), PartitionMeta{config_.node_id, 0});
+    m->configs = t.configs;
+    m->log_config = config_.log_defaults;
+    if (auto r = m->log_config.apply(t.configs); !r) spdlog::warn("topic {}: {}", t.name, r.error());
+    m->internal = is_internal_topic(t.name);
+    topics.push_back(std::move(m));
+  }
+  metadata_.publish(std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics)));
+}
+
+storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& topic_id) {
+  STRATA_ASSERT(current_shard() == kNoShard || size_t(current_shard()) == owner_shard(tp));
+  return logs_->get(tp, topic_id);
+}
+
+namespace {
+
+// The logs of partitions [from, to) of `name`, made on their owner shards. The first
+// error, if any.
+asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std::string& name,
+                                                      const Uuid& id, int32_t from, int32_t to,
+                                                      const storage::LogConfig& config) {
+  std::vector<storage::TopicPartition> tps;
+  for (int32_t p = from; p < to; ++p) tps.push_back({name, PartitionId(p)});
+  std::vector<std::optional<std::string>> errors(tps.size());
+  const int64_t now = now_ms();
+  co_await fan_out(
+      broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
+      [&broker, &tps, &errors, &id, &config, now](size_t i) {
+        auto log = broker.logs().create(tps[i], config, now, id);
+        if (!log) errors[i] = log.error().message();
+      });
+  for (auto& e : errors) {
+    if (e) co_return e;
+  }
+  co_return std::nullopt;
+}
+
+asio::awaitable<void> remove_logs(Broker& broker, const std::string& name, const Uuid& id,
+                                  int32_t from, int32_t to) {
+  std::vector<storage::TopicPartition> tps;
+  for (int32_t p = from; p < to; ++p) tps.push_back({name, PartitionId(p)});
+  co_await fan_out(
+      broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
+      [&broker, &tps, &id](size_t i) {
+        if (auto r = broker.logs().remove(tps[i], id); !r) {
+          spdlog::error("deleting {}-{}: {}", tps[i].topic, tps[i].partition.value(),
+                        r.error().message());
+        }
+      });
+}
+
+}  // namespace
+
+asio::awaitable<Result<TopicInfo, ApiErr>> Broker::create_topic(
     const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
     bool validate_only) {
-  using Err = std::pair<int16_t, std::string>;
   if (!storage::valid_topic_name(name)) {
-    return fail(Err{kafka_error::kInvalidTopic, "Topic name \"" + name + "\" is illegal"});
-  }
-  if (topics_.get(name)) {
-    return fail(Err{kafka_error::kTopicAlreadyExists, "Topic '" + name + "' already exists."});
+    co_return fail(ApiErr{kafka_error::kInvalidTopic, "Topic name \"" + name + "\" is illegal"});
   }
   if (partitions <= 0) {
-    return fail(Err{kafka_error::kInvalidPartitions, "Number of partitions must be larger than 0."});
+    co_return fail(ApiErr{kafka_error::kInvalidPartitions, "Number of partitions must be larger than 0."});
   }
-  storage::LogConfig check = config_.log_defaults;
-  if (auto r = check.apply(configs); !r) return fail(Err{kafka_error::kInvalidConfig, r.error()});
-  if (validate_only) return TopicInfo{name, {}, partitions, configs};
-  auto added = topics_.add(name, partitions, configs);
-  if (!added) return fail(Err{kafka_error::kTopicAlreadyExists, added.error()});
-  for (int32_t p = 0; p < partitions; ++p) {
-    auto log = logs_->create({name, PartitionId(p)}, check, now_ms());
-    if (!log) return fail(Err{kafka_error::kKafkaStorageError, log.error().message()});
+  storage::LogConfig config = config_.log_defaults;
+  if (auto r = config.apply(configs); !r) co_return fail(ApiErr{kafka_error::kInvalidConfig, r.error()});
+  auto guard = co_await admin_.lock();
+  if (topics_.get(name)) {
+    co_return fail(ApiErr{kafka_error::kTopicAlreadyExists, "Topic '" + name + "' already exists."});
   }
+  if (validate_only) co_return TopicInfo{name, {}, partitions, configs};
+  const Uuid id = new_topic_id();
+  // Logs first, then the durable record, then the snapshot: no request can route to a
+  // partition whose log does not exist yet. A crash in between leaves directories whose
+  // id no topic has: strays at the next start (LogManager::reconcile).
+  if (auto e = co_await make_logs(*this, name, id, 0, partitions, config)) {
+    co_await remove_logs(*this, name, id, 0, partitions);
+    co_return fail(ApiErr{kafka_error::kKafkaStorageError, *e});
+  }
+  auto added = co_await blocking([this, &name, &id, partitions, &configs] {
+    return topics_.add(name, id, partitions, configs);
+  });
+  if (!added) {
+    co_await remove_logs(*this, name, id, 0, partitions);
+    co_return fail(ApiErr{kafka_error::kKafkaStorageError, added.error()});
+  }
+  publish_metadata();
   spdlog::info("created topic {} with {} partitions", name, partitions);
-  return *added;
+  co_return *added;
+}
+
+asio::awaitable<Result<void, ApiErr>> Broker::delete_topic(const TopicInfo& info) {
+  if (is_internal_topic(info.name)) {
+    // Its coordinator holds it open; deleting it would lose every group's offsets or
+    // every transaction's state.
+    co_return fail(ApiErr{kafka_error::kInvalidTopic,
+                          "Topic " + info.name + " is an internal topic and cannot be deleted."});
+  }
+  auto guard = co_await admin_.lock();
+  auto current = topics_.get(info.name);
+  if (!current || current->id != info.id) {
+    co_return fail(ApiErr{kafka_error::kUnknownTopicOrPartition, "This server does not host this topic-partition."});
+  }
+  auto removed = co_await blocking([this, &info] { return topics_.remove(info.name); });
+  // Gone from metadata before the logs go: a request routed by an older snapshot finds
+  // no log (or a newer topic's) on the owner shard and answers UNKNOWN_TOPIC_OR_PARTITION.
+  publish_metadata();
+  co_await remove_logs(*this, current->name, current->id, 0, current->partitions);
+  if (!removed) co_return fail(ApiErr{kafka_error::kKafkaStorageError, removed.error()});
+  spdlog::info("deleted topic {}", info.name);
+  co_return Result<void, ApiErr>{};
+}
+
+asio::awaitable<Result<void, ApiErr>> Broker::add_partitions(const TopicInfo& info, int32_t to) {
+  const storage::LogConfig config = log_config_for(info.name);
+  if (auto e = co_await make_logs(*this, info.name, info.id, info.partitions, to, config)) {
+    co_await remove_logs(*this, info.name, info.id, info.partitions, to);
+    co_return fail(ApiErr{kafka_error::kKafkaStorageError, *e});
+  }
+  auto set = co_await blocking([this, &info, to] { return topics_.set_partitions(info.name, to); });
+  if (!set) {
+    co_await remove_logs(*this, info.name, info.id, info.partitions, to);
+    co_return fail(ApiErr{kafka_error::kKafkaStorageError, set.error()});
+  }
+  publish_metadata();
+  co_return Result<void, ApiErr>{};
 }
 
 }  // namespace strata::broker

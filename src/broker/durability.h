@@ -1,50 +1,77 @@
-// Waiting for SyncService rounds from a coroutine: each log's sync callback (on the
-// sync thread) counts down, and the last resumes the waiter on its own executor.
+// Waiting for SyncService rounds from a coroutine. A handler asks each log it appended to
+// for a sync on the log's owner shard (DurableWait::sync, inside the same hop as the
+// append, so every request's syncs go out before any wait and share fdatasync rounds),
+// then waits once for all of them. Sync callbacks run on the sync thread.
 #pragma once
 
 #include <asio.hpp>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <vector>
 
-#include "broker/broker.h"
 #include "storage/log.h"
 
 namespace strata::broker {
 
-struct SyncTarget {
-  size_t shard;
-  storage::Log* log;
-};
+class DurableWait : public std::enable_shared_from_this<DurableWait> {
+ public:
+  // `items`: how many results the caller tracks (indexes for sync()).
+  explicit DurableWait(size_t items) : failed_(items) {}
 
-// Requests a sync of everything appended so far to each log (each on its owner shard;
-// all requests go out before any wait, so they share fdatasync rounds) and completes
-// when all are durable: true, or false if any failed.
-inline asio::awaitable<bool> wait_durable(Broker& broker, std::vector<SyncTarget> targets) {
-  if (targets.empty()) co_return true;
-  auto initiate = [&broker, targets = std::move(targets)](auto handler) {
-    struct State {
-      State(decltype(handler) handler_in, size_t n) : h(std::move(handler_in)), left(n) {}
-      decltype(handler) h;
-      std::atomic<size_t> left;
-      std::atomic<bool> ok{true};
-    };
-    auto s = std::make_shared<State>(std::move(handler), targets.size());
-    for (const SyncTarget& t : targets) {
-      asio::post(broker.shard(t.shard), [log = t.log, s] {
-        log->sync([s](Result<void, storage::StorageError> r) {
-          if (!r.ok()) s->ok = false;
-          if (--s->left == 0) {
-            auto ex = asio::get_associated_executor(s->h);
-            asio::post(ex, [s]() mutable { std::move(s->h)(s->ok.load()); });
-          }
-        });
-      });
+  // On the log's owner shard: asks for everything appended so far to be made durable;
+  // item `index` fails if that sync fails.
+  void sync(storage::Log& log, size_t index) {
+    {
+      std::lock_guard lock(mu_);
+      ++left_;
     }
-  };
-  co_return co_await asio::async_initiate<decltype(asio::use_awaitable), void(bool)>(
-      std::move(initiate), asio::use_awaitable);
-}
+    log.sync([self = shared_from_this(), index](Result<void, storage::StorageError> r) {
+      if (!r.ok()) self->failed_[index].store(true);
+      self->finish_one();
+    });
+  }
+
+  // Once every sync() has been asked for: resumes the caller (on its executor) when all
+  // are durable. The caller keeps the DurableWait alive until then. Not a coroutine, and
+  // the initiation captures only `this`: GCC 12 destroys a by-value capture of a
+  // temporary inside a co_await expression twice (a shared_ptr captured here was freed
+  // under the waiter).
+  auto wait() {
+    return asio::async_initiate<decltype(asio::use_awaitable), void()>(
+        [this](auto handler) {
+          auto h = std::make_shared<decltype(handler)>(std::move(handler));
+          auto ex = asio::get_associated_executor(*h);
+          std::function<void()> resume = [h, ex] { asio::post(ex, [h]() mutable { std::move(*h)(); }); };
+          std::unique_lock lock(mu_);
+          if (left_ == 0) {
+            lock.unlock();
+            resume();
+            return;
+          }
+          resume_ = std::move(resume);
+        },
+        asio::use_awaitable);
+  }
+
+  bool failed(size_t index) const { return failed_[index].load(); }
+
+ private:
+  void finish_one() {
+    std::function<void()> resume;
+    {
+      std::lock_guard lock(mu_);
+      if (--left_ == 0) resume = std::move(resume_);
+    }
+    if (resume) resume();
+  }
+
+  std::mutex mu_;
+  size_t left_ = 0;
+  std::function<void()> resume_;
+  std::vector<std::atomic<bool>> failed_;
+};
 
 }  // namespace strata::broker

@@ -1,37 +1,39 @@
 #include "broker/partitions.h"
 
-#include "broker/errors.h"
-
 namespace strata::broker {
 
-Lookup find_partition(Broker& broker, const std::string& topic, int32_t partition,
-                      bool auto_create) {
-  Lookup out;
-  auto info = broker.topics().get(topic);
-  if (!info && auto_create && broker.config().auto_create_topics_enable) {
-    if (!storage::valid_topic_name(topic)) {
-      out.error = kafka_error::kInvalidTopic;
-      return out;
-    }
-    auto created = broker.create_topic(topic, broker.config().num_partitions, {}, false);
-    if (created) {
-      info = *created;
-    } else {
-      info = broker.topics().get(topic);  // created concurrently by another request
-    }
-  }
-  if (!info || partition < 0 || partition >= info->partitions) {
+PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int32_t partition) {
+  PartitionRef out;
+  if (topic == nullptr || partition < 0 || partition >= topic->partition_count()) {
     out.error = kafka_error::kUnknownTopicOrPartition;
+    if (topic != nullptr) out.tp.topic = topic->name;
+    out.tp.partition = PartitionId(partition);
     return out;
   }
-  storage::TopicPartition tp{topic, PartitionId(partition)};
-  storage::Log* log = broker.logs().get(tp);
-  if (log == nullptr) {
-    out.error = kafka_error::kUnknownTopicOrPartition;
-    return out;
-  }
-  out.ref = PartitionRef{tp, log, broker.owner_shard(tp)};
+  out.tp = {topic->name, PartitionId(partition)};
+  out.topic_id = topic->id;
+  out.meta = topic;
+  out.shard = broker.owner_shard(out.tp);
   return out;
+}
+
+PartitionRef resolve_partition(const Broker& broker, const MetadataSnapshot& snapshot,
+                               const std::string& topic, int32_t partition) {
+  PartitionRef out = resolve_partition(broker, snapshot.topic(topic), partition);
+  out.tp.topic = topic;
+  return out;
+}
+
+asio::awaitable<int16_t> auto_create(Broker& broker, RequestContext& ctx, const std::string& topic) {
+  if (ctx.metadata->topic(topic) != nullptr) co_return kafka_error::kNone;
+  if (!broker.config().auto_create_topics_enable) co_return kafka_error::kUnknownTopicOrPartition;
+  if (!storage::valid_topic_name(topic)) co_return kafka_error::kInvalidTopic;
+  const std::map<std::string, std::string> no_configs;
+  auto created = co_await broker.create_topic(topic, broker.config().num_partitions, no_configs, false);
+  // Created here or, meanwhile, by another request: either way the newest snapshot has it.
+  ctx.metadata = broker.metadata();
+  if (ctx.metadata->topic(topic) != nullptr) co_return kafka_error::kNone;
+  co_return created ? kafka_error::kUnknownTopicOrPartition : created.error().first;
 }
 
 }  // namespace strata::broker

@@ -14,6 +14,9 @@ template <class Req, class Resp, Handler<Req, Resp> handler>
 asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestContext& ctx) {
   const int16_t version = ctx.header.api_version;
   const bool flexible = version >= Req::kFlexibleFrom;
+  // Kafka's per-connection order: nothing of this request takes effect before every
+  // earlier request of its connection has posted its effects (net/request_order.h).
+  co_await ctx.turn.acquire();
   Req request;
   auto& frame = const_cast<net::Frame&>(ctx.frame);  // writable: records are stamped in place
   protocol::Decoder decoder(frame.bytes, ctx.header.size, version, flexible);
@@ -24,6 +27,7 @@ asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestCo
     co_return std::nullopt;
   }
   Resp response = co_await handler(broker, ctx, request);
+  ctx.turn.release();
   protocol::Output out;
   if constexpr (requires { request.acks; }) {
     // acks=0: the producer expects no response. An error can only be signalled by

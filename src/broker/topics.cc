@@ -9,9 +9,7 @@
 
 namespace strata::broker {
 
-namespace {
-
-protocol::Uuid random_uuid() {
+protocol::Uuid new_topic_id() {
   std::random_device rd;
   protocol::Uuid id;
   for (auto& b : id.bytes) b = uint8_t(rd());
@@ -19,6 +17,8 @@ protocol::Uuid random_uuid() {
   id.bytes[8] = uint8_t((id.bytes[8] & 0x3f) | 0x80);
   return id;
 }
+
+namespace {
 
 std::string to_hex(const protocol::Uuid& id) {
   static const char* d = "0123456789abcdef";
@@ -110,11 +110,12 @@ std::vector<TopicInfo> Topics::all() const {
   return out;
 }
 
-Result<TopicInfo, std::string> Topics::add(const std::string& name, int32_t partitions,
+Result<TopicInfo, std::string> Topics::add(const std::string& name, const protocol::Uuid& id,
+                                           int32_t partitions,
                                            std::map<std::string, std::string> configs) {
   std::lock_guard lock(mu_);
   if (topics_.count(name)) return fail("topic " + name + " already exists");
-  TopicInfo t{name, random_uuid(), partitions, std::move(configs)};
+  TopicInfo t{name, id, partitions, std::move(configs)};
   topics_[name] = t;
   if (auto r = save_locked(); !r) {
     topics_.erase(name);

@@ -1,7 +1,8 @@
 // The topics of this broker: name, id, partition count and topic-config overrides,
 // persisted in <log.dir>/strata-topics.json (atomic rewrite on every change). On a
 // single node this file is the metadata Kafka keeps in its KRaft metadata log.
-// Thread-safe.
+// Thread-safe. The durable record only: requests read the published MetadataSnapshot
+// (metadata_snapshot.h), which Broker::publish_metadata rebuilds from here.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,9 @@ struct TopicInfo {
   std::map<std::string, std::string> configs;  // overrides only
 };
 
+// A new random topic id (version 4 UUID, as Java's randomUUID).
+protocol::Uuid new_topic_id();
+
 class Topics {
  public:
   // Reads the file if it exists.
@@ -37,9 +41,9 @@ class Topics {
   std::optional<TopicInfo> get(const std::string& name) const;
   std::optional<TopicInfo> get(const protocol::Uuid& id) const;
   std::vector<TopicInfo> all() const;
-  // Adds a topic (fails if it exists); persists.
-  Result<TopicInfo, std::string> add(const std::string& name, int32_t partitions,
-                                     std::map<std::string, std::string> configs);
+  // Adds a topic with id `id` (fails if it exists); persists.
+  Result<TopicInfo, std::string> add(const std::string& name, const protocol::Uuid& id,
+                                     int32_t partitions, std::map<std::string, std::string> configs);
   Result<void, std::string> remove(const std::string& name);
   Result<void, std::string> set_partitions(const std::string& name, int32_t partitions);
   Result<void, std::string> set_configs(const std::string& name,

@@ -2,7 +2,9 @@
 // a producer id can never be passed for one another.
 #pragma once
 
+#include <array>
 #include <compare>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 
@@ -37,7 +39,24 @@ inline constexpr Sequence kNoSequence{-1};
 inline constexpr LeaderEpoch kNoLeaderEpoch{-1};
 inline constexpr TimestampMs kNoTimestamp{-1};
 
+// A Kafka Uuid (topic ids): 16 bytes; all zero is "no id".
+struct Uuid {
+  std::array<uint8_t, 16> bytes{};
+  bool operator==(const Uuid&) const = default;
+  bool is_zero() const { return *this == Uuid{}; }
+};
+
 }  // namespace strata
+
+template <>
+struct std::hash<strata::Uuid> {
+  size_t operator()(const strata::Uuid& id) const {
+    uint64_t a, b;
+    std::memcpy(&a, id.bytes.data(), 8);
+    std::memcpy(&b, id.bytes.data() + 8, 8);
+    return size_t(a ^ (b * 0x9e3779b97f4a7c15ull));
+  }
+};
 
 template <class Tag, class Rep>
 struct std::hash<strata::StrongInt<Tag, Rep>> {

@@ -92,6 +92,7 @@ asio::awaitable<void> Connection::read_loop() {
     Frame frame;
     frame.client_address = peer_;
     frame.shard = shard_;
+    frame.turn = Turn(order_, order_->issue());
     if (!spare_frames_.empty()) {
       frame.bytes = std::move(spare_frames_.back());
       spare_frames_.pop_back();

@@ -39,6 +39,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   RequestHandler& handler_;
   std::string peer_;
   std::deque<std::shared_ptr<Pending>> queue_;
+  std::shared_ptr<RequestOrder> order_ = std::make_shared<RequestOrder>();
   // Request buffers of finished requests, reused for the next frames: their pages are
   // already mapped, so a new request costs no page faults (see kSpareFrames).
   std::vector<FrameBytes> spare_frames_;

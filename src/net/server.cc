@@ -4,6 +4,7 @@
 
 #include <csignal>
 
+#include "common/shard.h"
 #include "net/connection.h"
 
 namespace strata::net {
@@ -61,8 +62,11 @@ asio::awaitable<void> Server::accept_loop() {
 
 void Server::start() {
   asio::co_spawn(*shards_[0], accept_loop(), asio::detached);
-  for (auto& ctx : shards_) {
-    threads_.emplace_back([c = ctx.get()] { c->run(); });
+  for (size_t i = 0; i < shards_.size(); ++i) {
+    threads_.emplace_back([c = shards_[i].get(), i] {
+      set_current_shard(int(i));
+      c->run();
+    });
   }
 }
 

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "net/request_order.h"
 #include "protocol/output.h"
 
 namespace strata::net {
@@ -49,6 +50,7 @@ struct Frame {
   FrameBytes bytes;            // the request, without its 4-byte size; writable
   std::string client_address;  // "ip:port" of the peer
   size_t shard = 0;            // the shard the connection lives on
+  Turn turn;                   // its place in the connection's order (request_order.h)
 };
 
 // What the broker does with a request. Runs on the connection's shard. An Output with

@@ -8,16 +8,13 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/types.h"
 #include "protocol/output.h"
 
 namespace strata::protocol {
 
-// A Kafka Uuid (topic ids): 16 bytes; all zero is "no id".
-struct Uuid {
-  std::array<uint8_t, 16> bytes{};
-  bool operator==(const Uuid&) const = default;
-  bool is_zero() const { return *this == Uuid{}; }
-};
+// A Kafka Uuid (topic ids): common/types.h, shared with storage (partition.metadata).
+using Uuid = strata::Uuid;
 
 // A RECORDS field. Decoded from a request, `data` views the request frame, which is
 // writable so the leader can stamp offsets in place; it lives as long as the frame.

@@ -46,7 +46,7 @@ Log::Log(std::string dir, const LogOptions& options)
 
 Log::~Log() = default;
 
-void Log::set_config(const LogConfig& config) { config_ = config; }
+void Log::set_config(const LogConfig& config) { check_owner(); config_ = config; }
 
 Result<std::unique_ptr<Log>, StorageError> Log::open(const std::string& dir,
                                                      const LogOptions& options) {
@@ -193,6 +193,7 @@ Result<void, StorageError> Log::check_writable() const {
 
 Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch epoch,
                                                int64_t now_ms, AppendOrigin origin) {
+  check_owner();
   if (auto w = check_writable(); !w) return fail(w.error());
   const bool log_append_time = config_.message_timestamp_type == "LogAppendTime";
   std::vector<BatchInfo>& infos = append_infos_;
@@ -264,6 +265,7 @@ const Segment* Log::segment_for(Offset offset) const {
 Result<std::optional<FileRegion>, StorageError> Log::read(Offset start, uint64_t max_bytes,
                                                           bool min_one_batch,
                                                           std::optional<Offset> max_offset) const {
+  check_owner();
   using Region = std::optional<FileRegion>;
   if (start < log_start_ || start > next_offset_) {
     return fail(storage_error(StorageErrc::kOffsetOutOfRange,
@@ -294,6 +296,7 @@ Result<std::optional<FileRegion>, StorageError> Log::read(Offset start, uint64_t
 
 Result<std::optional<std::pair<Offset, int64_t>>, StorageError> Log::offset_for_timestamp(
     int64_t ts) const {
+  check_owner();
   for (const auto& [base, seg] : segments_) {
     if (seg->max_timestamp() < ts) continue;
     auto found = seg->find_by_timestamp(ts, log_start_);
@@ -304,6 +307,7 @@ Result<std::optional<std::pair<Offset, int64_t>>, StorageError> Log::offset_for_
 }
 
 std::optional<std::pair<Offset, int64_t>> Log::max_timestamp_offset() const {
+  check_owner();
   std::optional<std::pair<Offset, int64_t>> best;
   for (const auto& [base, seg] : segments_) {
     if (seg->empty()) continue;
@@ -315,12 +319,14 @@ std::optional<std::pair<Offset, int64_t>> Log::max_timestamp_offset() const {
 }
 
 uint64_t Log::size_bytes() const {
+  check_owner();
   uint64_t total = 0;
   for (const auto& [base, seg] : segments_) total += seg->size();
   return total;
 }
 
 std::vector<Offset> Log::segment_bases() const {
+  check_owner();
   std::vector<Offset> out;
   for (const auto& [base, seg] : segments_) out.emplace_back(base);
   return out;

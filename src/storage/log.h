@@ -16,6 +16,7 @@
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "common/shard.h"
 #include "common/types.h"
 #include "storage/checkpoint.h"
 #include "storage/errors.h"
@@ -123,6 +124,7 @@ class Log {
   // watermark. (Kafka also holds it at a transaction whose marker is above the high
   // watermark; here the high watermark is the log end, so there is no such one.)
   std::optional<Offset> first_unstable_offset() const {
+    check_owner();
     return producers_.first_unstable_offset();
   }
   // Kafka's collectAbortedTransactions, for a read_committed fetch of [start, upper):
@@ -141,20 +143,20 @@ class Log {
   // snapshot at the log end. No appends after.
   Result<void, StorageError> close();
 
-  Offset log_start_offset() const { return log_start_; }
-  Offset log_end_offset() const { return next_offset_; }
+  Offset log_start_offset() const { check_owner(); return log_start_; }
+  Offset log_end_offset() const { check_owner(); return next_offset_; }
   // Everything below it is durable (fdatasync'ed).
   Offset recovery_point() const { return Offset(durable_->load(std::memory_order_acquire)); }
   uint64_t size_bytes() const;
-  size_t segment_count() const { return segments_.size(); }
+  size_t segment_count() const { check_owner(); return segments_.size(); }
   std::vector<Offset> segment_bases() const;
   const LogRecoveryReport& recovery_report() const { return report_; }
   const std::string& dir() const { return dir_; }
   // The leader epoch cache (leader-epoch-checkpoint): the first offset of each epoch.
-  const std::vector<EpochEntry>& epochs() const { return epochs_; }
-  const LogConfig& config() const { return config_; }
+  const std::vector<EpochEntry>& epochs() const { check_owner(); return epochs_; }
+  const LogConfig& config() const { check_owner(); return config_; }
   // The idempotent producers' state (Kafka's ProducerStateManager).
-  const ProducerState& producers() const { return producers_; }
+  const ProducerState& producers() const { check_owner(); return producers_; }
   // Offsets of the producer snapshot files present (`<offset>.snapshot`), ascending.
   std::vector<Offset> snapshot_offsets() const;
   // ---- Compaction (log_clean.cc; the protocol is in log_cleaner.h). Shard only.
@@ -175,7 +177,15 @@ class Log {
   // rolls, flushes, retention); existing segments keep the index sizes they were made with.
   void set_config(const LogConfig& config);
 
+  // Ownership: once bound, every method runs on shard `owner` only (common/shard.h);
+  // a call from another shard or a worker thread is a bug and aborts, in every build.
+  // LogManager binds a log to the shard that creates it; logs opened at start-up are
+  // bound by the broker before its shards run.
+  void bind_owner(int owner) { owner_ = owner; }
+  int owner() const { return owner_; }
+
  private:
+  void check_owner() const { STRATA_ASSERT(on_shard(owner_)); }
   Log(std::string dir, const LogOptions& options);
   Result<void, StorageError> load(const LogOptions& options);
   // Kafka's LogLoader for interrupted cleanings: `.cleaned` files deleted, `.swap`
@@ -257,6 +267,7 @@ class Log {
   Offset producers_end_{0};
   bool replaying_producers_ = false;
   bool closed_ = false;
+  int owner_ = kNoShard;
 };
 
 }  // namespace strata::storage

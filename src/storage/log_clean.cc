@@ -23,6 +23,7 @@ ProducerLast last_record_of(const ProducerEntry& entry) {
 
 // Kafka's LogCleanerManager.cleanableOffsets and maxCompactionDelay, and LogToClean.
 CleanableStats Log::cleanable(std::optional<Offset> checkpoint, int64_t now_ms) const {
+  check_owner();
   CleanableStats s;
   s.first_dirty = checkpoint.value_or(log_start_);
   if (s.first_dirty < log_start_ || s.first_dirty > next_offset_) {
@@ -72,6 +73,7 @@ CleanableStats Log::cleanable(std::optional<Offset> checkpoint, int64_t now_ms) 
 
 Result<std::optional<CleanTask>, StorageError> Log::prepare_clean(std::optional<Offset> checkpoint,
                                                                   int64_t now_ms) const {
+  check_owner();
   if (closed_) return fail(storage_error(StorageErrc::kClosed, "clean of closed log " + dir_));
   const CleanableStats s = cleanable(checkpoint, now_ms);
   if (!config_.compact() || s.first_dirty >= s.first_uncleanable) {
@@ -148,6 +150,7 @@ Result<void, StorageError> Log::swap_in(CleanedGroup& group, int64_t now_ms, Cle
 }
 
 Result<CleanOutcome, StorageError> Log::finish_clean(CleanResult&& result, int64_t now_ms) {
+  check_owner();
   CleanResult owned = std::move(result);  // whatever is not swapped in is deleted with it
   if (closed_) return fail(storage_error(StorageErrc::kClosed, "clean of closed log " + dir_));
   CleanOutcome out;

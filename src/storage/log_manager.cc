@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <random>
 
+#include "storage/partition_metadata.h"
+
 namespace strata::storage {
 
 namespace fs = std::filesystem;
@@ -83,6 +85,7 @@ Result<void, StorageError> LogManager::load() {
       fs::remove_all(entry.path(), ec);
       continue;
     }
+    if (name.ends_with("-stray")) continue;  // kept for an operator, never loaded
     auto tp = parse_partition_dir_name(name);
     if (!tp) continue;
     LogOptions o;
@@ -97,7 +100,8 @@ Result<void, StorageError> LogManager::load() {
     for (const std::string& note : (*log)->recovery_report().notes) {
       spdlog::warn("recovery of {}: {}", name, note);
     }
-    logs_.emplace(*tp, std::move(*log));
+    Slot slot{std::move(*log), read_partition_metadata(entry.path().string()).value_or(Uuid{})};
+    logs_.emplace(*tp, std::move(slot));
   }
   {
     std::lock_guard guard(cleaner_mu_);  // checkpoint entries of partitions not here go
@@ -111,36 +115,60 @@ Result<void, StorageError> LogManager::load() {
 Log* LogManager::get(const TopicPartition& tp) const {
   std::shared_lock lock(mu_);
   auto it = logs_.find(tp);
-  return it == logs_.end() ? nullptr : it->second.get();
+  return it == logs_.end() ? nullptr : it->second.log.get();
+}
+
+Log* LogManager::get(const TopicPartition& tp, const Uuid& topic_id) const {
+  std::shared_lock lock(mu_);
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return nullptr;
+  if (!topic_id.is_zero() && !it->second.topic_id.is_zero() && it->second.topic_id != topic_id) {
+    return nullptr;
+  }
+  return it->second.log.get();
 }
 
 Result<Log*, StorageError> LogManager::create(const TopicPartition& tp, const LogConfig& config,
-                                              int64_t now_ms) {
+                                              int64_t now_ms, const Uuid& topic_id) {
   std::unique_lock lock(mu_);
-  if (auto it = logs_.find(tp); it != logs_.end()) return it->second.get();
+  if (auto it = logs_.find(tp); it != logs_.end()) {
+    if (it->second.topic_id == topic_id) return it->second.log.get();
+    // A deleted topic's partition whose removal has not reached this shard yet.
+    if (auto r = remove_locked(it); !r) return fail(r.error());
+  }
   LogOptions o;
   o.config = config;
   o.clean_shutdown = true;  // a new, empty directory
   o.now_ms = now_ms;
   o.sync = options_.sync;
-  auto log = Log::open(options_.log_dir + "/" + partition_dir_name(tp), o);
+  const std::string dir = options_.log_dir + "/" + partition_dir_name(tp);
+  auto log = Log::open(dir, o);
   if (!log) return fail(log.error());
+  if (!topic_id.is_zero()) {
+    if (auto w = write_partition_metadata(dir, topic_id); !w) return fail(w.error());
+  }
   Log* raw = log->get();
-  logs_.emplace(tp, std::move(*log));
+  raw->bind_owner(current_shard() >= 0 ? current_shard() : kNoShard);
+  logs_.emplace(tp, Slot{std::move(*log), topic_id});
   return raw;
 }
 
-Result<void, StorageError> LogManager::remove(const TopicPartition& tp) {
-  std::unique_ptr<Log> log;
-  {
-    std::unique_lock lock(mu_);
-    auto it = logs_.find(tp);
-    if (it == logs_.end()) return {};
-    log = std::move(it->second);
-    logs_.erase(it);
+Result<void, StorageError> LogManager::remove(const TopicPartition& tp, const Uuid& topic_id) {
+  std::unique_lock lock(mu_);
+  auto it = logs_.find(tp);
+  if (it == logs_.end()) return {};
+  if (!topic_id.is_zero() && !it->second.topic_id.is_zero() && it->second.topic_id != topic_id) {
+    return {};  // the partition of a newer topic of the same name
   }
+  return remove_locked(it);
+}
+
+Result<void, StorageError> LogManager::remove_locked(std::map<TopicPartition, Slot>::iterator it) {
+  const TopicPartition tp = it->first;
+  std::unique_ptr<Log> log = std::move(it->second.log);
+  logs_.erase(it);
   const std::string from = log->dir();
-  log.reset();
+  log.reset();  // not closed: nothing of a deleted partition needs flushing
   {
     std::lock_guard guard(cleaner_mu_);
     if (cleaner_.erase(tp) > 0) {
@@ -149,8 +177,42 @@ Result<void, StorageError> LogManager::remove(const TopicPartition& tp) {
   }
   const std::string to = from + "." + random_cluster_id() + "-delete";
   if (auto r = rename_file(from, to); !r) return r;
-  std::error_code ec;
-  fs::remove_all(to, ec);
+  if (options_.delete_dir) {
+    options_.delete_dir(to);
+  } else {
+    std::error_code ec;
+    fs::remove_all(to, ec);
+  }
+  return {};
+}
+
+Result<void, StorageError> LogManager::reconcile(
+    const std::function<std::optional<Uuid>(const TopicPartition&)>& expected,
+    const std::function<int(const TopicPartition&)>& owner) {
+  std::unique_lock lock(mu_);
+  for (auto it = logs_.begin(); it != logs_.end();) {
+    const std::optional<Uuid> want = expected(it->first);
+    Slot& slot = it->second;
+    if (want && (slot.topic_id.is_zero() || slot.topic_id == *want)) {
+      if (slot.topic_id.is_zero()) {
+        slot.topic_id = *want;
+        if (auto w = write_partition_metadata(slot.log->dir(), *want); !w) return w;
+      }
+      slot.log->bind_owner(owner(it->first));
+      ++it;
+      continue;
+    }
+    const std::string from = slot.log->dir();
+    if (auto r = slot.log->close(); !r) return r;
+    const std::string to = from + "." + random_cluster_id() + "-stray";
+    if (auto r = rename_file(from, to); !r) return r;
+    spdlog::warn("{} belongs to no current topic: kept as {}", from, to);
+    {
+      std::lock_guard guard(cleaner_mu_);
+      cleaner_.erase(it->first);
+    }
+    it = logs_.erase(it);
+  }
   return {};
 }
 
@@ -161,16 +223,18 @@ std::vector<TopicPartition> LogManager::partitions() const {
   return out;
 }
 
-Result<void, StorageError> LogManager::checkpoint() {
+CheckpointFigures LogManager::figures_of(const Log& log) {
+  // A single node: the high watermark is the log end.
+  return {log.recovery_point(), log.log_start_offset(), log.log_end_offset()};
+}
+
+Result<void, StorageError> LogManager::write_checkpoints(const CheckpointMap& figures) {
   std::lock_guard guard(checkpoint_mu_);
   OffsetCheckpoint recovery, starts, replication;
-  {
-    std::shared_lock lock(mu_);
-    for (const auto& [tp, log] : logs_) {
-      recovery[tp] = log->recovery_point();
-      starts[tp] = log->log_start_offset();
-      replication[tp] = log->log_end_offset();  // single node: the high watermark is the end
-    }
+  for (const auto& [tp, f] : figures) {
+    recovery[tp] = f.recovery_point;
+    starts[tp] = f.log_start;
+    replication[tp] = f.high_watermark;
   }
   const std::string& dir = options_.log_dir;
   if (auto r = write_offset_checkpoint(dir + "/" + kRecoveryPoints, recovery); !r) return r;
@@ -178,11 +242,20 @@ Result<void, StorageError> LogManager::checkpoint() {
   return write_offset_checkpoint(dir + "/" + kReplicationOffsets, replication);
 }
 
+Result<void, StorageError> LogManager::checkpoint() {
+  CheckpointMap figures;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [tp, slot] : logs_) figures[tp] = figures_of(*slot.log);
+  }
+  return write_checkpoints(figures);
+}
+
 Result<void, StorageError> LogManager::shutdown() {
   {
     std::unique_lock lock(mu_);
-    for (auto& [tp, log] : logs_) {
-      if (auto r = log->close(); !r) return r;
+    for (auto& [tp, slot] : logs_) {
+      if (auto r = slot.log->close(); !r) return r;
     }
   }
   if (auto r = checkpoint(); !r) return r;

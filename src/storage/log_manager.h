@@ -3,8 +3,12 @@
 // replication-offset-checkpoint, cleaner-offset-checkpoint (with the cleaner's
 // per-partition state), and the clean-shutdown marker.
 //
-// Threading: the partition map is guarded by a mutex (any shard may look a log up);
-// each Log is then used only by the shard that owns its partition.
+// Threading: the partition map is guarded by a mutex; each Log is bound to the shard that
+// owns its partition and used only there (Log::bind_owner asserts it). get, create and
+// remove are called on the partition's owner shard (or before the shards run).
+// Every partition directory records its topic id (partition.metadata): a log is looked
+// up by partition *and* id, so a request that named a deleted topic never reaches the
+// new topic of the same name.
 #pragma once
 
 #include <functional>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/types.h"
 #include "storage/checkpoint.h"
 #include "storage/errors.h"
 #include "storage/log.h"
@@ -45,7 +50,18 @@ struct LogManagerOptions {
   SyncService* sync = nullptr;
   // The settings of a topic's partitions (topic configs over the broker's defaults).
   std::function<LogConfig(const std::string& topic)> config_for;
+  // Removes a deleted partition's directory (already renamed to *-delete). The broker
+  // hands it to its blocking-work pool; the default removes it in the caller.
+  std::function<void(std::string path)> delete_dir;
 };
+
+// The offsets a checkpoint records for one partition.
+struct CheckpointFigures {
+  Offset recovery_point;
+  Offset log_start;
+  Offset high_watermark;
+};
+using CheckpointMap = std::map<TopicPartition, CheckpointFigures>;
 
 class LogManager {
  public:
@@ -58,15 +74,35 @@ class LogManager {
   const std::string& cluster_id() const { return cluster_id_; }
   bool was_clean_shutdown() const { return clean_; }
 
+  // The partition's log; with a non-zero `topic_id`, only if the log belongs to that id.
   Log* get(const TopicPartition& tp) const;
-  // Creates (or returns) the log of a new partition.
+  Log* get(const TopicPartition& tp, const Uuid& topic_id) const;
+  // Creates the log of a new partition of topic `topic_id`, bound to the calling shard
+  // (returns it if it exists with that id). A log of the same partition with another id
+  // belongs to a deleted topic: it is removed first.
   Result<Log*, StorageError> create(const TopicPartition& tp, const LogConfig& config,
-                                    int64_t now_ms);
-  // Deletes a partition's log and its directory (Kafka renames it to *-delete first).
-  Result<void, StorageError> remove(const TopicPartition& tp);
+                                    int64_t now_ms, const Uuid& topic_id = {});
+  // Deletes a partition's log if it belongs to `topic_id` (zero: whatever it belongs
+  // to): it is closed and its directory renamed to *-delete, then handed to delete_dir.
+  Result<void, StorageError> remove(const TopicPartition& tp, const Uuid& topic_id = {});
   std::vector<TopicPartition> partitions() const;
 
-  // Writes the recovery-point, log-start and replication offset checkpoints.
+  // At start-up, before serving: `expected(tp)` is the topic id the partition should
+  // belong to (nullopt: no such partition). Directories of other ids or of partitions
+  // that do not exist are strays (docs/formats/partition-metadata.md): renamed to
+  // *-stray and dropped. Directories without an id are adopted. Then each log is bound
+  // to `owner(tp)`.
+  Result<void, StorageError> reconcile(
+      const std::function<std::optional<Uuid>(const TopicPartition&)>& expected,
+      const std::function<int(const TopicPartition&)>& owner);
+
+  // The figures of every log (each read where its owner allows: at start-up/shutdown, or
+  // on the owner shard through `figures_of`).
+  static CheckpointFigures figures_of(const Log& log);
+  // Writes the recovery-point, log-start and replication offset checkpoints of every
+  // partition in `figures` (blocking: fsyncs; not on a shard's event loop).
+  Result<void, StorageError> write_checkpoints(const CheckpointMap& figures);
+  // Both, for start-up and shutdown (no shard running).
   Result<void, StorageError> checkpoint();
   // Closes every log, writes the checkpoints and the clean-shutdown marker.
   Result<void, StorageError> shutdown();
@@ -101,7 +137,13 @@ class LogManager {
   std::string cluster_id_;
   bool clean_ = false;
   mutable std::shared_mutex mu_;
-  std::map<TopicPartition, std::unique_ptr<Log>> logs_;
+  struct Slot {
+    std::unique_ptr<Log> log;
+    Uuid topic_id;  // zero until reconciled, for a directory without partition.metadata
+  };
+  std::map<TopicPartition, Slot> logs_;
+  // Detaches and deletes a slot's log (requires mu_ held exclusively).
+  Result<void, StorageError> remove_locked(std::map<TopicPartition, Slot>::iterator it);
   std::mutex checkpoint_mu_;
   mutable std::mutex cleaner_mu_;  // guards cleaner_ and the cleaner checkpoint's writes
   std::map<TopicPartition, CleanerPartitionState> cleaner_;

@@ -19,6 +19,7 @@ std::string Log::snapshot_path(Offset offset) const {
 }
 
 std::vector<Offset> Log::snapshot_offsets() const {
+  check_owner();
   std::vector<Offset> out;
   for (int64_t s : snapshots_) out.emplace_back(s);
   return out;

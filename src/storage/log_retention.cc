@@ -37,6 +37,7 @@ void Log::unlink_due(int64_t now_ms) {
 // Time and size retention apply only when cleanup.policy includes "delete" (a compacted
 // topic such as __consumer_offsets keeps its segments until the cleaner rewrites them).
 Result<size_t, StorageError> Log::apply_retention(int64_t now_ms) {
+  check_owner();
   std::vector<Offset> doomed;
   const bool deletes = config_.cleanup_policy.find("delete") != std::string::npos;
   int64_t excess = !deletes || config_.retention_bytes < 0
@@ -70,6 +71,7 @@ Result<size_t, StorageError> Log::apply_retention(int64_t now_ms) {
 }
 
 Result<void, StorageError> Log::advance_log_start_offset(Offset offset, int64_t now_ms) {
+  check_owner();
   if (offset > next_offset_) {
     return fail(storage_error(StorageErrc::kOffsetOutOfRange,
                               "log start offset past the log end offset"));
@@ -84,6 +86,7 @@ Result<void, StorageError> Log::advance_log_start_offset(Offset offset, int64_t 
 }
 
 Result<void, StorageError> Log::close() {
+  check_owner();
   if (closed_) return {};
   if (auto r = flush(); !r) return r;
   if (auto r = active().on_become_inactive(); !r) return r;

@@ -23,6 +23,7 @@ void Log::note_written(const std::shared_ptr<File>& txn_file) {
 }
 
 void Log::sync(SyncService::Done done) {
+  check_owner();
   const int64_t durable = durable_->load(std::memory_order_acquire);
   // Drop files whose data is already durable; keep the active one.
   std::erase_if(dirty_, [&](const Dirty& d) {
@@ -49,6 +50,7 @@ void Log::sync(SyncService::Done done) {
 }
 
 Result<void, StorageError> Log::flush() {
+  check_owner();
   for (auto& [base, seg] : segments_) {
     if (seg->next_offset().value() > durable_->load() || seg.get() == &active()) {
       if (auto r = seg->flush(); !r) return r;
@@ -62,6 +64,7 @@ Result<void, StorageError> Log::flush() {
 }
 
 void Log::tick(int64_t now_ms) {
+  check_owner();
   unlink_due(now_ms);
   if (now_ms - last_producer_expiry_ms_ >= kProducerIdExpirationCheckIntervalMs) {
     last_producer_expiry_ms_ = now_ms;

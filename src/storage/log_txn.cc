@@ -47,6 +47,7 @@ AbortedTxn Log::aborted_entry(const CompletedTxn& txn) const {
 
 Result<AppendResult, StorageError> Log::append_marker(const TxnMarker& marker, LeaderEpoch epoch,
                                                       int64_t now_ms) {
+  check_owner();
   if (auto w = check_writable(); !w) return fail(w.error());
   if (marker.producer_id.value() < 0) {
     return fail(storage_error(StorageErrc::kInvalidRecord, "marker without a producer id"));
@@ -87,6 +88,7 @@ Result<AppendResult, StorageError> Log::append_marker(const TxnMarker& marker, L
 }
 
 std::vector<AbortedTxn> Log::aborted_transactions(Offset start, Offset upper) const {
+  check_owner();
   std::vector<AbortedTxn> out;
   auto it = segments_.upper_bound(start.value());
   if (it != segments_.begin()) --it;

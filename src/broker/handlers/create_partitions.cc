@@ -75,44 +75,16 @@ std::optional<ApiError> check(const Broker& broker, const CreatePartitionsReques
 
 asio::awaitable<ApiError> grow(Broker& broker, const CreatePartitionsRequest::Topic& t,
                                bool validate_only) {
-  std::vector<storage::TopicPartition> created;
-  ApiError err;
-  int32_t from = 0;
-  {
-    std::lock_guard lock(topic_admin_mutex());  // see config_admin.h
-    const std::optional<TopicInfo> info = broker.topics().get(t.name);
-    if (!info) co_return ApiError{kafka_error::kUnknownTopicOrPartition, std::nullopt};
-    if (auto bad = check(broker, t, *info)) co_return *bad;
-    if (validate_only) co_return ApiError{};
-    from = info->partitions;
-    const storage::LogConfig config = broker.log_config_for(t.name);
-    for (int32_t p = from; p < t.count && err.code == kafka_error::kNone; ++p) {
-      const storage::TopicPartition tp{t.name, PartitionId(p)};
-      auto log = broker.logs().create(tp, config, now_ms());
-      if (log) {
-        created.push_back(tp);
-      } else {
-        err = {kafka_error::kKafkaStorageError, log.error().message()};
-      }
-    }
-    if (err.code == kafka_error::kNone) {
-      if (auto r = broker.topics().set_partitions(t.name, t.count); !r) {
-        err = {kafka_error::kKafkaStorageError, r.error()};
-      }
-    }
+  auto guard = co_await broker.admin_lock().lock();
+  const std::optional<TopicInfo> info = broker.topics().get(t.name);
+  if (!info) co_return ApiError{kafka_error::kUnknownTopicOrPartition, std::nullopt};
+  if (auto bad = check(broker, t, *info)) co_return *bad;
+  if (validate_only) co_return ApiError{};
+  if (auto r = co_await broker.add_partitions(*info, t.count); !r) {
+    co_return ApiError{r.error().first, r.error().second};
   }
-  if (err.code == kafka_error::kNone) {
-    spdlog::info("topic {}: partitions {} -> {}", t.name, from, t.count);
-    co_return err;
-  }
-  for (const storage::TopicPartition& tp : created) {
-    // Captures references and pointers only, as Broker::on_shard requires.
-    auto gone = co_await broker.on_shard(broker.owner_shard(tp),
-                                         [&broker, at = &tp] { return broker.logs().remove(*at); });
-    if (!gone)
-      spdlog::error("removing {}-{}: {}", tp.topic, tp.partition.value(), gone.error().message());
-  }
-  co_return err;
+  spdlog::info("topic {}: partitions {} -> {}", t.name, info->partitions, t.count);
+  co_return ApiError{};
 }
 
 }  // namespace

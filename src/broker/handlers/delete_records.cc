@@ -45,33 +45,39 @@ DeleteRecordsResponse::Partition delete_before(storage::Log& log, int64_t offset
 
 }  // namespace
 
-asio::awaitable<DeleteRecordsResponse> handle_delete_records(Broker& broker, RequestContext&,
+asio::awaitable<DeleteRecordsResponse> handle_delete_records(Broker& broker, RequestContext& ctx,
                                                              DeleteRecordsRequest& request) {
+  std::vector<PartitionRef> refs;
+  std::vector<int64_t> offsets;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) {
+      refs.push_back(resolve_partition(broker, *ctx.metadata, topic.name, p.partition_index));
+      offsets.push_back(p.offset);
+    }
+  }
+  std::vector<DeleteRecordsResponse::Partition> answers(refs.size());
+  co_await for_each_log(broker, refs, [&answers, &offsets](size_t i, storage::Log* log) {
+    if (log != nullptr) {
+      answers[i] = delete_before(*log, offsets[i]);
+      return;
+    }
+    answers[i].error_code = kafka_error::kUnknownTopicOrPartition;
+    answers[i].low_watermark = kInvalidLowWatermark;
+  });
   DeleteRecordsResponse response;
+  size_t at = 0;
   for (const auto& topic : request.topics) {
     DeleteRecordsResponse::Topic tr;
     tr.name = topic.name;
     for (const auto& p : topic.partitions) {
-      DeleteRecordsResponse::Partition pr;
-      Lookup found = find_partition(broker, topic.name, p.partition_index, false);
-      if (!found.ref) {
-        pr.error_code = found.error;
+      DeleteRecordsResponse::Partition pr = answers[at];
+      if (refs[at].error != 0) {
+        pr.error_code = refs[at].error;
         pr.low_watermark = kInvalidLowWatermark;
-      } else {
-        // Looked up again on the owner shard: a concurrent DeleteTopics removes it there.
-        // Captures references and pointers only, as Broker::on_shard requires.
-        pr = co_await broker.on_shard(found.ref->shard,
-                                      [&broker, tp = &found.ref->tp, offset = p.offset] {
-                                        storage::Log* log = broker.logs().get(*tp);
-                                        if (log != nullptr) return delete_before(*log, offset);
-                                        DeleteRecordsResponse::Partition gone;
-                                        gone.error_code = kafka_error::kUnknownTopicOrPartition;
-                                        gone.low_watermark = kInvalidLowWatermark;
-                                        return gone;
-                                      });
       }
       pr.partition_index = p.partition_index;
       tr.partitions.push_back(pr);
+      ++at;
     }
     response.topics.push_back(std::move(tr));
   }

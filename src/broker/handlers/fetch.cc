@@ -82,68 +82,97 @@ bool from_follower(const FetchRequest& request, int16_t version) {
                        : request.replica_id >= 0;
 }
 
+// One partition's read on its owner shard: figures, and whole batches from fetch_offset
+// up to `limit` bytes (at least one batch when `min_one_batch`).
+Read read_on_owner(const storage::Log* log, int64_t fetch_offset, uint64_t limit,
+                   bool min_one_batch, bool committed) {
+  Read out;
+  if (log == nullptr) {  // deleted or re-created since the request's snapshot
+    out.error = kafka_error::kUnknownTopicOrPartition;
+    return out;
+  }
+  out.high_watermark = log->log_end_offset().value();
+  out.last_stable_offset = last_stable_offset(*log, out.high_watermark);
+  out.log_start_offset = log->log_start_offset().value();
+  std::optional<Offset> max_offset;
+  if (committed) max_offset = Offset(out.last_stable_offset);
+  auto region = log->read(Offset(fetch_offset), limit, min_one_batch, max_offset);
+  if (!region) {
+    out.error = kafka_error_of(region.error());
+  } else {
+    out.region = *region;
+  }
+  if (committed && out.region) {
+    out.aborted = log->aborted_transactions(Offset(fetch_offset), Offset(out.last_stable_offset));
+  }
+  return out;
+}
+
+// The request's partitions against its snapshot (by topic id from v13).
+std::vector<PartitionRef> resolve_all(Broker& broker, const MetadataSnapshot& snapshot,
+                                      const std::vector<FetchWant>& wants, int16_t version) {
+  std::vector<PartitionRef> refs;
+  refs.reserve(wants.size());
+  for (const FetchWant& want : wants) {
+    if (version >= 13) {
+      const TopicMeta* topic = snapshot.topic(want.topic_id);
+      refs.push_back(resolve_partition(broker, topic, want.partition));
+      if (topic == nullptr) refs.back().error = kafka_error::kUnknownTopicId;
+    } else {
+      refs.push_back(resolve_partition(broker, snapshot, want.topic, want.partition));
+    }
+  }
+  return refs;
+}
+
 // One pass over the fetch's partitions; fills `parts` and `answers` (same order as
-// `wants`) and returns the record bytes gathered.
+// `wants`) and returns the record bytes gathered. All partitions are read at once, one
+// hop per owner shard, each up to its own limit; then, in request order, the response
+// limit is applied (KIP-74: the first partition with data may exceed it by one batch),
+// re-reading with the smaller limit the rare partition that does not fit.
 asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
                                    const std::vector<FetchWant>& wants,
+                                   const std::vector<PartitionRef>& refs,
                                    std::vector<FetchResponse::PartitionData>& parts,
                                    std::vector<FetchAnswer>& answers,
                                    std::vector<storage::TopicPartition>& tps, int16_t version) {
   parts.clear();
   answers.clear();
   tps.clear();
-  uint64_t total = 0;
   const uint64_t response_max = version >= 3 ? uint64_t(std::max(request.max_bytes, 0))
                                              : UINT64_MAX;
-  for (const FetchWant& want : wants) {
+  const bool committed = request.isolation_level == 1;
+  std::vector<Read> reads(wants.size());
+  co_await for_each_log(broker, refs, [&reads, &wants, response_max, committed](size_t i, storage::Log* log) {
+    const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
+    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, true, committed);
+  });
+  uint64_t total = 0;
+  for (size_t i = 0; i < wants.size(); ++i) {
+    const FetchWant& want = wants[i];
     FetchResponse::PartitionData pd;
     pd.partition_index = want.partition;
     if (request.isolation_level == 0) pd.aborted_transactions.reset();
-    std::string name = want.topic;
-    if (version >= 13) {
-      auto info = broker.topics().get(want.topic_id);
-      name = info ? info->name : "";
-    }
-    Lookup found;
-    if (name.empty()) {
-      pd.error_code = kafka_error::kUnknownTopicId;
-    } else {
-      found = find_partition(broker, name, want.partition, false);
-      if (!found.ref) pd.error_code = found.error;
-    }
-    if (!found.ref) {
+    if (refs[i].error != 0) {
+      pd.error_code = refs[i].error;
       pd.high_watermark = -1;  // Kafka's INVALID_HIGH_WATERMARK on a partition error
       answers.push_back(FetchAnswer{pd.error_code, pd.high_watermark, pd.log_start_offset, 0});
       parts.push_back(std::move(pd));
       continue;
     }
-    tps.push_back(found.ref->tp);
+    tps.push_back(refs[i].tp);
     const uint64_t room = total >= response_max ? 0 : response_max - total;
     const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(want.max_bytes, 0)), room);
+    Read& read = reads[i];
     const bool first = total == 0;
-    const bool committed = request.isolation_level == 1;
-    const int64_t fetch_offset = want.fetch_offset;
-    Read read = co_await broker.on_shard(found.ref->shard, [log = found.ref->log, fetch_offset,
-                                                             limit, first, committed] {
-      Read out;
-      out.high_watermark = log->log_end_offset().value();
-      out.last_stable_offset = last_stable_offset(*log, out.high_watermark);
-      out.log_start_offset = log->log_start_offset().value();
-      std::optional<Offset> max_offset;
-      if (committed) max_offset = Offset(out.last_stable_offset);
-      auto region = log->read(Offset(fetch_offset), limit, first, max_offset);
-      if (!region) {
-        out.error = kafka_error_of(region.error());
-      } else {
-        out.region = *region;
-      }
-      if (committed && out.region) {
-        out.aborted = log->aborted_transactions(Offset(fetch_offset), Offset(out.last_stable_offset));
-      }
-      return out;
-    });
+    if (read.region && read.region->size > limit && !first) {
+      const int64_t fetch_offset = want.fetch_offset;
+      read = co_await broker.on_shard(refs[i].shard, [&broker, ref = &refs[i], fetch_offset, limit, committed] {
+        return read_on_owner(broker.owned_log(ref->tp, ref->topic_id), fetch_offset, limit, false, committed);
+      });
+    }
     pd.error_code = read.error;
-    pd.high_watermark = read.high_watermark;
+    pd.high_watermark = read.error == kafka_error::kUnknownTopicOrPartition ? -1 : read.high_watermark;
     pd.last_stable_offset = read.last_stable_offset;
     if (pd.aborted_transactions) {
       for (const auto& a : read.aborted) {
@@ -205,7 +234,13 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
                           std::chrono::milliseconds(std::max(request.max_wait_ms, 0));
     auto waiter = std::make_shared<FetchWaiters::Waiter>(co_await asio::this_coro::executor);
     const uint64_t min_bytes = uint64_t(std::max(request.min_bytes, 0));
-    auto read = [&] { return read_all(broker, request, fetch.partitions, parts, answers, tps, version); };
+    // The snapshot stays with the request; a partition deleted meanwhile answers
+    // UNKNOWN_TOPIC_OR_PARTITION from its owner shard.
+    const std::vector<PartitionRef> refs = resolve_all(broker, *ctx.metadata, fetch.partitions, version);
+    auto read = [&] { return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version); };
+    // The first read is posted before the turn passes on; the long poll that may follow
+    // does not hold up the connection's next request.
+    ctx.turn.release();
     uint64_t bytes = co_await read();
     while (bytes < min_bytes && !tps.empty() && std::chrono::steady_clock::now() < deadline) {
       // Register, then read again: an append between the two reads still wakes us.

@@ -16,8 +16,8 @@ inline std::string client_host(const RequestContext& ctx) {
 // Whether `topic` has partition `partition` (offset commits and deletes name
 // partitions that must exist).
 inline bool partition_exists(Broker& broker, const std::string& topic, int32_t partition) {
-  auto info = broker.topics().get(topic);
-  return info && partition >= 0 && partition < info->partitions;
+  const TopicMeta* t = broker.metadata()->topic(topic);
+  return t != nullptr && partition >= 0 && partition < t->partition_count();
 }
 
 }  // namespace strata::broker

@@ -18,8 +18,8 @@ constexpr int8_t kTransactionKey = 1;
 
 // Kafka's coordinator answer for one key: this node for groups and transactions (the
 // internal topic is created on first use); share groups have no coordinator here.
-void find_one(Broker& broker, int8_t key_type, int16_t& error, std::optional<std::string>& message,
-              int32_t& node, std::string& host, int32_t& port) {
+void find_one(Broker& broker, int8_t key_type, bool ready, int16_t& error,
+              std::optional<std::string>& message, int32_t& node, std::string& host, int32_t& port) {
   node = -1;
   host = "";
   port = -1;
@@ -28,7 +28,6 @@ void find_one(Broker& broker, int8_t key_type, int16_t& error, std::optional<std
     message = "share-group coordinators are not available on this broker";
     return;
   }
-  const bool ready = key_type == kGroupKey ? broker.ensure_offsets_topic() : broker.ensure_txn_topic();
   if (!ready) {
     error = group::errc::kCoordinatorNotAvailable;
     message = key_type == kGroupKey ? "the __consumer_offsets topic could not be created"
@@ -47,15 +46,19 @@ void find_one(Broker& broker, int8_t key_type, int16_t& error, std::optional<std
 asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker, RequestContext& ctx,
                                                                  FindCoordinatorRequest& request) {
   FindCoordinatorResponse r;
+  // The internal topic is created on first use.
+  bool ready = false;
+  if (request.key_type == kGroupKey) ready = co_await broker.ensure_offsets_topic();
+  if (request.key_type == kTransactionKey) ready = co_await broker.ensure_txn_topic();
   if (ctx.header.api_version < 4) {
-    find_one(broker, request.key_type, r.error_code, r.error_message, r.node_id,
+    find_one(broker, request.key_type, ready, r.error_code, r.error_message, r.node_id,
              r.host, r.port);
     co_return r;
   }
   for (const std::string& key : request.coordinator_keys) {
     FindCoordinatorResponse::Coordinator c;
     c.key = key;
-    find_one(broker, request.key_type, c.error_code, c.error_message, c.node_id, c.host, c.port);
+    find_one(broker, request.key_type, ready, c.error_code, c.error_message, c.node_id, c.host, c.port);
     r.coordinators.push_back(std::move(c));
   }
   co_return r;
@@ -65,7 +68,7 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
                                                      JoinGroupRequest& request) {
   JoinGroupResponse r;
   r.member_id = request.member_id;
-  if (!broker.ensure_offsets_topic()) {
+  if (!(co_await broker.ensure_offsets_topic())) {
     r.error_code = group::errc::kCoordinatorNotAvailable;
     co_return r;
   }

@@ -14,7 +14,7 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
                                                            OffsetCommitRequest& request) {
   OffsetCommitResponse r;
   const int16_t version = ctx.header.api_version;
-  const bool coordinator = broker.ensure_offsets_topic();
+  const bool coordinator = (co_await broker.ensure_offsets_topic());
   const int64_t now = now_ms();
   std::vector<group::CommitPartition> commits;
   std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) slots in r
@@ -99,7 +99,7 @@ asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& bro
 asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, RequestContext& ctx,
                                                          OffsetFetchRequest& request) {
   OffsetFetchResponse r;
-  const bool coordinator = broker.ensure_offsets_topic();
+  const bool coordinator = (co_await broker.ensure_offsets_topic());
   if (ctx.header.api_version >= 8) {
     for (const auto& g : request.groups) {
       OffsetFetchResponse::Group rg;
@@ -125,7 +125,7 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
 asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, RequestContext&,
                                                            OffsetDeleteRequest& request) {
   OffsetDeleteResponse r;
-  if (!broker.ensure_offsets_topic()) {
+  if (!(co_await broker.ensure_offsets_topic())) {
     r.error_code = group::errc::kCoordinatorNotAvailable;
     co_return r;
   }

@@ -46,25 +46,39 @@ ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts, bool commit
 
 asio::awaitable<ListOffsetsResponse> handle_list_offsets(Broker& broker, RequestContext& ctx,
                                                          ListOffsetsRequest& request) {
+  std::vector<PartitionRef> refs;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) {
+      refs.push_back(resolve_partition(broker, *ctx.metadata, topic.name, p.partition_index));
+    }
+  }
+  std::vector<ListOffsetsResponse::Partition> answers(refs.size());
+  std::vector<int64_t> timestamps;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) timestamps.push_back(p.timestamp);
+  }
+  const bool committed = request.isolation_level == 1;
+  co_await for_each_log(broker, refs, [&answers, &timestamps, committed](size_t i, storage::Log* log) {
+    if (log == nullptr) {
+      answers[i].error_code = kafka_error::kUnknownTopicOrPartition;
+      return;
+    }
+    answers[i] = lookup(log, timestamps[i], committed);
+  });
   ListOffsetsResponse r;
+  size_t at = 0;
   for (const auto& topic : request.topics) {
     ListOffsetsResponse::Topic tr;
     tr.name = topic.name;
     for (const auto& p : topic.partitions) {
-      ListOffsetsResponse::Partition pr;
-      Lookup found = find_partition(broker, topic.name, p.partition_index, false);
-      if (!found.ref) {
-        pr.error_code = found.error;
-      } else {
-        const int64_t ts = p.timestamp;
-        const bool committed = request.isolation_level == 1;
-        pr = co_await broker.on_shard(found.ref->shard, [log = found.ref->log, ts, committed] {
-          return lookup(log, ts, committed);
-        });
-        if (ctx.header.api_version == 0 && pr.offset >= 0) pr.old_style_offsets = {pr.offset};
+      ListOffsetsResponse::Partition pr = std::move(answers[at]);
+      if (refs[at].error != 0) pr.error_code = refs[at].error;
+      if (ctx.header.api_version == 0 && pr.error_code == 0 && pr.offset >= 0) {
+        pr.old_style_offsets = {pr.offset};
       }
       pr.partition_index = p.partition_index;
       tr.partitions.push_back(std::move(pr));
+      ++at;
     }
     r.topics.push_back(std::move(tr));
   }

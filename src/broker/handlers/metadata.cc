@@ -3,6 +3,7 @@
 // bad name, UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for what does not exist.
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
+#include "broker/partitions.h"
 #include "storage/checkpoint.h"
 
 namespace strata::broker {
@@ -12,19 +13,19 @@ using protocol::MetadataResponse;
 
 namespace {
 
-MetadataResponse::Topic describe(const Broker& broker, const TopicInfo& t) {
+MetadataResponse::Topic describe(const TopicMeta& t) {
   MetadataResponse::Topic out;
   out.name = t.name;
-  out.is_internal = is_internal_topic(t.name);
+  out.is_internal = t.internal;
   out.topic_id = t.id;
-  const int32_t node = broker.config().node_id;
-  for (int32_t p = 0; p < t.partitions; ++p) {
+  for (int32_t p = 0; p < t.partition_count(); ++p) {
+    const PartitionMeta& meta = t.partitions[size_t(p)];
     MetadataResponse::Partition part;
     part.partition_index = p;
-    part.leader_id = node;
-    part.leader_epoch = 0;
-    part.replica_nodes = {node};
-    part.isr_nodes = {node};
+    part.leader_id = meta.leader;
+    part.leader_epoch = meta.leader_epoch;
+    part.replica_nodes = {meta.leader};
+    part.isr_nodes = {meta.leader};
     out.partitions.push_back(std::move(part));
   }
   return out;
@@ -53,29 +54,24 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const bool all = !request.topics || (version == 0 && request.topics->empty());
   if (all) {
-    for (const TopicInfo& t : broker.topics().all()) r.topics.push_back(describe(broker, t));
+    for (const auto& t : ctx.metadata->topics()) r.topics.push_back(describe(*t));
     co_return r;
   }
-  const bool auto_create = version < 4 || request.allow_auto_topic_creation;
+  const bool auto_create_allowed = version < 4 || request.allow_auto_topic_creation;
   for (const auto& want : *request.topics) {
     if (!want.name || want.name->empty()) {
-      auto t = broker.topics().get(want.topic_id);
-      r.topics.push_back(t ? describe(broker, *t)
+      const TopicMeta* t = ctx.metadata->topic(want.topic_id);
+      r.topics.push_back(t ? describe(*t)
                            : error_topic(std::nullopt, want.topic_id, kafka_error::kUnknownTopicId));
       continue;
     }
     const std::string& name = *want.name;
-    auto t = broker.topics().get(name);
-    if (!t && auto_create && c.auto_create_topics_enable) {
-      if (!storage::valid_topic_name(name)) {
-        r.topics.push_back(error_topic(name, {}, kafka_error::kInvalidTopic));
-        continue;
-      }
-      auto created = broker.create_topic(name, c.num_partitions, {}, false);
-      t = created ? std::optional<TopicInfo>(*created) : broker.topics().get(name);
+    int16_t error = kafka_error::kUnknownTopicOrPartition;
+    if (ctx.metadata->topic(name) == nullptr && auto_create_allowed) {
+      error = co_await auto_create(broker, ctx, name);
     }
-    r.topics.push_back(t ? describe(broker, *t)
-                         : error_topic(name, {}, kafka_error::kUnknownTopicOrPartition));
+    const TopicMeta* t = ctx.metadata->topic(name);
+    r.topics.push_back(t ? describe(*t) : error_topic(name, {}, error ? error : kafka_error::kUnknownTopicOrPartition));
   }
   co_return r;
 }

@@ -65,32 +65,37 @@ EpochEndOffset end_of_epoch(const storage::Log& log, int32_t epoch) {
 }  // namespace
 
 asio::awaitable<OffsetForLeaderEpochResponse> handle_offset_for_leader_epoch(
-    Broker& broker, RequestContext&, OffsetForLeaderEpochRequest& request) {
+    Broker& broker, RequestContext& ctx, OffsetForLeaderEpochRequest& request) {
+  std::vector<PartitionRef> refs;
+  std::vector<int32_t> epochs;
+  for (const auto& topic : request.topics) {
+    for (const auto& p : topic.partitions) {
+      refs.push_back(resolve_partition(broker, *ctx.metadata, topic.topic, p.partition));
+      if (refs.back().error == 0) {
+        if (int16_t fenced = check_current_epoch(p.current_leader_epoch)) refs.back().error = fenced;
+      }
+      epochs.push_back(p.leader_epoch);
+    }
+  }
+  std::vector<EpochEndOffset> answers(refs.size());
+  co_await for_each_log(broker, refs, [&answers, &epochs](size_t i, storage::Log* log) {
+    if (log != nullptr) {
+      answers[i] = end_of_epoch(*log, epochs[i]);
+    } else {
+      answers[i].error_code = kafka_error::kUnknownTopicOrPartition;
+    }
+  });
   OffsetForLeaderEpochResponse response;
+  size_t at = 0;
   for (const auto& topic : request.topics) {
     OffsetForLeaderEpochResponse::Topic tr;
     tr.topic = topic.topic;
     for (const auto& p : topic.partitions) {
-      EpochEndOffset pr;
-      Lookup found = find_partition(broker, topic.topic, p.partition, false);
-      if (!found.ref) {
-        pr.error_code = found.error;
-      } else if (int16_t fenced = check_current_epoch(p.current_leader_epoch)) {
-        pr.error_code = fenced;
-      } else {
-        // Looked up again on the owner shard: a concurrent DeleteTopics removes it there.
-        // Captures references and pointers only, as Broker::on_shard requires.
-        pr = co_await broker.on_shard(found.ref->shard,
-                                      [&broker, tp = &found.ref->tp, epoch = p.leader_epoch] {
-                                        const storage::Log* log = broker.logs().get(*tp);
-                                        if (log != nullptr) return end_of_epoch(*log, epoch);
-                                        EpochEndOffset gone;
-                                        gone.error_code = kafka_error::kUnknownTopicOrPartition;
-                                        return gone;
-                                      });
-      }
+      EpochEndOffset pr = answers[at];
+      if (refs[at].error != 0) pr.error_code = refs[at].error;
       pr.partition = p.partition;
       tr.partitions.push_back(pr);
+      ++at;
     }
     response.topics.push_back(std::move(tr));
   }

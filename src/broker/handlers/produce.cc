@@ -29,7 +29,6 @@ struct Appended {
   int64_t base_offset = -1;
   int64_t log_append_time = -1;
   int64_t log_start_offset = -1;
-  std::optional<SyncTarget> sync;  // set when the ack must wait for fdatasync
 };
 
 // The checks a producer's records must pass before anything is written.
@@ -73,99 +72,134 @@ int16_t validate(MutableBytes records, const storage::LogConfig& config, std::st
   return kafka_error::kNone;
 }
 
-asio::awaitable<Appended> produce_partition(Broker& broker, const std::string& topic,
-                                            ProduceRequest::PartitionData& p, int16_t acks) {
-  Appended a;
-  if (is_internal_topic(topic)) {
-    // Internal: only the group coordinator writes it (Kafka: "Cannot append to
-    // internal topic").
-    a.error = kafka_error::kInvalidTopic;
-    co_return a;
+// One partition of the request: where it goes, what to append, and the answer.
+struct Job {
+  PartitionRef ref;
+  MutableBytes batch;            // the request's bytes, or `rebuilt`
+  std::vector<uint8_t> rebuilt;  // compression.type other than "producer"
+  Appended out;
+};
+
+// Checks (and, for compression.type, rebuilds) one partition's batch on the connection's
+// shard, with the topic's settings from the request's snapshot.
+void prepare(Job& job, ProduceRequest::PartitionData& p) {
+  if (job.ref.error != 0) {
+    job.out.error = job.ref.error;
+    return;
   }
-  Lookup found = find_partition(broker, topic, p.index, true);
-  if (!found.ref) {
-    a.error = found.error;
-    co_return a;
-  }
-  PartitionRef ref = *found.ref;
   if (!p.records.data || p.records.data->empty()) {
-    a.error = kafka_error::kInvalidRecord;
-    co_return a;
+    job.out.error = kafka_error::kInvalidRecord;
+    return;
   }
-  const storage::LogConfig& config = ref.log->config();
+  const storage::LogConfig& config = job.ref.meta->log_config;
   std::string why;
   if (int16_t e = validate(*p.records.data, config, why); e != 0) {
-    spdlog::debug("rejected produce to {}-{}: {}", topic, p.index, why);
-    a.error = e;
-    co_return a;
+    spdlog::debug("rejected produce to {}-{}: {}", job.ref.tp.topic, p.index, why);
+    job.out.error = e;
+    return;
   }
-  MutableBytes batch = *p.records.data;
-  // compression.type other than "producer": rebuild the batch with the topic's codec.
-  std::vector<uint8_t> rebuilt;
+  job.batch = *p.records.data;
   if (auto codec = target_codec(config.compression_type)) {
-    auto re = recompress(record::BatchView(batch), *codec);
+    auto re = recompress(record::BatchView(job.batch), *codec);
     if (!re) {
-      a.error = record::kafka_error_code(re.error());
-      co_return a;
-    }
-    if (*re) {
-      rebuilt = std::move(**re);
-      batch = MutableBytes(rebuilt);
+      job.out.error = record::kafka_error_code(re.error());
+    } else if (*re) {
+      job.rebuilt = std::move(**re);
+      job.batch = MutableBytes(job.rebuilt);
     }
   }
-  auto result = co_await broker.on_shard(ref.shard, [log = ref.log, batch] {
-    return log->append(batch, LeaderEpoch(0), now_ms());
-  });
+}
+
+// On the partition's owner shard: the append, and the sync request when the answer
+// must wait for the disk (acks=-1, unless Kafka's flush policy is set for the topic).
+void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks,
+                     DurableWait& durable, size_t index) {
+  if (log == nullptr) {
+    job.out.error = kafka_error::kUnknownTopicOrPartition;  // deleted or re-created meanwhile
+    return;
+  }
+  auto result = log->append(job.batch, LeaderEpoch(0), now_ms());
   if (!result) {
-    spdlog::warn("append to {}-{} failed: {}", topic, p.index, result.error().message());
-    a.error = kafka_error_of(result.error());
-    co_return a;
+    spdlog::warn("append to {}-{} failed: {}", job.ref.tp.topic, job.ref.tp.partition.value(),
+                 result.error().message());
+    job.out.error = kafka_error_of(result.error());
+    return;
   }
-  broker.fetch_waiters().notify(ref.tp);
-  a.base_offset = result->first_offset.value();
-  a.log_append_time = result->log_append_time;
-  a.log_start_offset = ref.log->log_start_offset().value();
-  // Durable by default for acks=all; Kafka's flush policy when the operator set one.
+  broker.fetch_waiters().notify(job.ref.tp);
+  job.out.base_offset = result->first_offset.value();
+  job.out.log_append_time = result->log_append_time;
+  job.out.log_start_offset = log->log_start_offset().value();
+  const storage::LogConfig& config = log->config();
   const bool kafka_flush_policy = config.flush_messages != INT64_MAX || config.flush_ms != INT64_MAX;
-  if (acks == -1 && !kafka_flush_policy) a.sync = SyncTarget{ref.shard, ref.log};
-  co_return a;
+  if (acks == -1 && !kafka_flush_policy) durable.sync(*log, index);
 }
 
 }  // namespace
 
-asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext&,
+// Kafka's per-connection order holds because every append is posted (one hop per owner
+// shard) before the turn passes to the connection's next request; the wait for
+// fdatasync comes after, so pipelined durable produces still share fdatasync rounds.
+asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& ctx,
                                                 ProduceRequest& request) {
   ProduceResponse r;
   const bool acks_ok = request.acks == 0 || request.acks == 1 || request.acks == -1;
-  // Append everything first, then wait once for all the fdatasyncs together.
-  std::vector<SyncTarget> syncs;
+  // Topics first (auto-creation refreshes ctx.metadata), then every partition against
+  // the one snapshot the request keeps.
+  std::vector<int16_t> topic_errors;
+  for (auto& topic : request.topic_data) {
+    int16_t error = 0;
+    if (!acks_ok) {
+      error = kafka_error::kInvalidRequiredAcks;
+    } else if (is_internal_topic(topic.name)) {
+      // Only the coordinators write internal topics (Kafka: "Cannot append to internal topic").
+      error = kafka_error::kInvalidTopic;
+    } else {
+      error = co_await auto_create(broker, ctx, topic.name);
+    }
+    topic_errors.push_back(error);
+  }
+  std::vector<Job> jobs;
+  for (size_t t = 0; t < request.topic_data.size(); ++t) {
+    for (auto& p : request.topic_data[t].partition_data) {
+      Job job;
+      job.ref = resolve_partition(broker, *ctx.metadata, request.topic_data[t].name, p.index);
+      if (topic_errors[t] != 0) job.ref.error = topic_errors[t];
+      jobs.push_back(std::move(job));
+    }
+  }
+  size_t at = 0;
+  for (auto& topic : request.topic_data) {
+    for (auto& p : topic.partition_data) prepare(jobs[at++], p);
+  }
+  std::vector<PartitionRef> refs;
+  refs.reserve(jobs.size());
+  for (const Job& j : jobs) {
+    refs.push_back(j.ref);
+    if (j.out.error != 0) refs.back().error = j.out.error;
+  }
+  auto durable = std::make_shared<DurableWait>(jobs.size());
+  const int16_t acks = request.acks;
+  ctx.turn.release();  // the appends below are posted before this coroutine suspends
+  co_await for_each_log(broker, refs, [&broker, &jobs, acks, d = durable.get()](size_t i, storage::Log* log) {
+    append_on_owner(broker, jobs[i], log, acks, *d, i);
+  });
+  co_await durable->wait();
+  at = 0;
   for (auto& topic : request.topic_data) {
     ProduceResponse::TopicResponse tr;
     tr.name = topic.name;
     for (auto& p : topic.partition_data) {
+      const Job& job = jobs[at];
       ProduceResponse::PartitionResponse pr;
       pr.index = p.index;
-      if (!acks_ok) {
-        pr.error_code = kafka_error::kInvalidRequiredAcks;
-      } else {
-        Appended a = co_await produce_partition(broker, topic.name, p, request.acks);
-        pr.error_code = a.error;
-        pr.base_offset = a.base_offset;
-        pr.log_append_time_ms = a.log_append_time;
-        pr.log_start_offset = a.log_start_offset;
-        if (a.sync) syncs.push_back(*a.sync);
-      }
+      pr.error_code = durable->failed(at) ? kafka_error::kKafkaStorageError : job.out.error;
+      pr.base_offset = job.out.base_offset;
+      pr.log_append_time_ms = job.out.log_append_time;
+      pr.log_start_offset = job.out.log_start_offset;
       tr.partition_responses.push_back(std::move(pr));
+      ++at;
     }
     r.responses.push_back(std::move(tr));
-  }
-  if (!co_await wait_durable(broker, std::move(syncs))) {
-    // Which partition failed is not known: every durable one reports the storage error.
-    for (auto& tr : r.responses) {
-      for (auto& pr : tr.partition_responses) {
-        if (pr.error_code == 0 && request.acks == -1) pr.error_code = kafka_error::kKafkaStorageError;
-      }
-    }
   }
   co_return r;
 }

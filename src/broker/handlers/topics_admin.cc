@@ -70,7 +70,7 @@ asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, Reque
       out.error_code = bad->first;
       out.error_message = bad->second;
     } else {
-      auto created = broker.create_topic(t.name, partitions, configs, request.validate_only);
+      auto created = co_await broker.create_topic(t.name, partitions, configs, request.validate_only);
       if (!created) {
         out.error_code = created.error().first;
         out.error_message = created.error().second;
@@ -113,18 +113,10 @@ asio::awaitable<DeleteTopicsResponse> handle_delete_topics(Broker& broker, Reque
     }
     out.name = info->name;
     out.topic_id = info->id;
-    if (auto removed = broker.topics().remove(info->name); !removed) {
-      out.error_code = kafka_error::kKafkaStorageError;
-      out.error_message = removed.error();
+    if (auto removed = co_await broker.delete_topic(*info); !removed) {
+      out.error_code = removed.error().first;
+      out.error_message = removed.error().second;
     }
-    for (int32_t p = 0; p < info->partitions; ++p) {
-      storage::TopicPartition tp{info->name, PartitionId(p)};
-      // The owner shard is the only one that may touch the log, so it deletes it.
-      auto gone = co_await broker.on_shard(broker.owner_shard(tp),
-                                           [&broker, &tp] { return broker.logs().remove(tp); });
-      if (!gone) spdlog::error("deleting {}-{}: {}", tp.topic, p, gone.error().message());
-    }
-    spdlog::info("deleted topic {}", info->name);
     r.responses.push_back(std::move(out));
   }
   co_return r;

@@ -70,7 +70,7 @@ std::vector<AddPartitionsToTxnResponse::TopicResult> results(
 asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
     Broker& broker, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
     const std::vector<AddPartitionsToTxnRequest::Topic>& topics, int16_t version) {
-  if (!broker.ensure_txn_topic()) co_return results(broker, topics, txn::errc::kCoordinatorNotAvailable);
+  if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, txn::errc::kCoordinatorNotAvailable);
   if (verify_only) {
     txn::TxnCoordinator& c = broker.txns();
     std::vector<AddPartitionsToTxnResponse::TopicResult> out = results(broker, topics, 0);
@@ -95,7 +95,7 @@ asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
 asio::awaitable<InitProducerIdResponse> handle_transactional_init(Broker& broker, RequestContext& ctx,
                                                                   InitProducerIdRequest& request) {
   InitProducerIdResponse r;
-  if (!broker.ensure_txn_topic()) {
+  if (!(co_await broker.ensure_txn_topic())) {
     r.error_code = txn::errc::kCoordinatorNotAvailable;
     co_return r;
   }
@@ -138,7 +138,7 @@ asio::awaitable<AddPartitionsToTxnResponse> handle_add_partitions_to_txn(
 asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broker, RequestContext& ctx,
                                                                    AddOffsetsToTxnRequest& request) {
   AddOffsetsToTxnResponse r;
-  if (!broker.ensure_txn_topic() || !broker.ensure_offsets_topic()) {
+  if (!(co_await broker.ensure_txn_topic()) || !(co_await broker.ensure_offsets_topic())) {
     r.error_code = txn::errc::kCoordinatorNotAvailable;
     co_return r;
   }
@@ -154,7 +154,7 @@ asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broke
 asio::awaitable<EndTxnResponse> handle_end_txn(Broker& broker, RequestContext& ctx,
                                                EndTxnRequest& request) {
   EndTxnResponse r;
-  if (!broker.ensure_txn_topic()) {
+  if (!(co_await broker.ensure_txn_topic())) {
     r.error_code = txn::errc::kCoordinatorNotAvailable;
     co_return r;
   }

@@ -16,7 +16,7 @@ using namespace protocol;
 asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker, RequestContext& ctx,
                                                                   TxnOffsetCommitRequest& request) {
   TxnOffsetCommitResponse r;
-  const bool coordinator = broker.ensure_offsets_topic();
+  const bool coordinator = (co_await broker.ensure_offsets_topic());
   group::TxnCommitRequest commit;
   commit.group_id = request.group_id;
   commit.producer_id = request.producer_id;

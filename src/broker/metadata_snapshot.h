@@ -1,0 +1,81 @@
+// The broker's metadata as an immutable, versioned snapshot, published to every shard.
+//
+// Writers (topic creation, deletion, new partitions, config changes: all under
+// Broker::admin_lock) change the durable record (Topics, strata-topics.json) and then
+// publish a new snapshot. Readers take the current snapshot once per request and use it
+// for the whole request: a lookup by name or by topic id is a hash probe, with no lock
+// and no copy of a topic's configs. A snapshot never changes, so a request sees one
+// consistent view even while the topic it names is deleted; the owner shard, not the
+// snapshot, decides whether the partition's log still exists (Broker::with_log).
+//
+// Built for the cluster: a topic's entry is shared between successive snapshots unless
+// the topic changed, so publishing after one change copies pointers, not topics; the
+// per-partition leadership (leader, epochs, replicas, ISR) that the cluster work adds
+// belongs in PartitionMeta.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/types.h"
+#include "storage/log_config.h"
+
+namespace strata::broker {
+
+struct PartitionMeta {
+  int32_t leader = -1;  // node id; a single node leads all its partitions
+  int32_t leader_epoch = 0;
+};
+
+struct TopicMeta {
+  std::string name;
+  Uuid id;
+  std::vector<PartitionMeta> partitions;
+  std::map<std::string, std::string> configs;  // the topic's overrides
+  storage::LogConfig log_config;               // the broker's defaults with the overrides
+  bool internal = false;                       // __consumer_offsets, __transaction_state
+  int32_t partition_count() const { return int32_t(partitions.size()); }
+};
+
+class MetadataSnapshot {
+ public:
+  MetadataSnapshot(uint64_t version, std::vector<std::shared_ptr<const TopicMeta>> topics);
+
+  uint64_t version() const { return version_; }
+  const TopicMeta* topic(std::string_view name) const;
+  const TopicMeta* topic(const Uuid& id) const;
+  // Every topic, ordered by name.
+  const std::vector<std::shared_ptr<const TopicMeta>>& topics() const { return sorted_; }
+
+ private:
+  uint64_t version_;
+  std::vector<std::shared_ptr<const TopicMeta>> sorted_;
+  std::unordered_map<std::string_view, const TopicMeta*> by_name_;
+  std::unordered_map<Uuid, const TopicMeta*> by_id_;
+};
+
+// Holds the current snapshot. current() is safe from any thread; on the hot path it is
+// one atomic load of the version and a compare with the calling thread's cached copy.
+class MetadataPublisher {
+ public:
+  MetadataPublisher();
+  std::shared_ptr<const MetadataSnapshot> current() const;
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+  // Installs `next` (its version must exceed the current one).
+  void publish(std::shared_ptr<const MetadataSnapshot> next);
+
+ private:
+  const uint64_t id_;  // unique per publisher in this process, for the per-thread cache
+  std::atomic<uint64_t> version_{0};
+  mutable std::mutex mu_;
+  std::shared_ptr<const MetadataSnapshot> current_;
+};
+
+}  // namespace strata::broker
