@@ -147,6 +147,20 @@ constexpr Target kTargets[] = {STRATA_PROTOCOL_APIS(STRATA_API)};
 
 }  // namespace
 
+// The bound is only as good as the counting: a decode that must allocate is seen to.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  MetadataRequest m;
+  m.topics.emplace().emplace_back().name = "orders";
+  std::vector<uint8_t> body = encode(m, 1, false);
+  MetadataRequest back;
+  Decoder d(body, 0, 1, false);
+  alloc_meter::start();
+  d.decode(back);
+  const alloc_meter::Counts c = alloc_meter::stop();
+  check(d.ok() && c.peak >= int64_t(sizeof(MetadataRequest::Topic)) && c.calls > 0);
+  return 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   input_size = size;

@@ -56,7 +56,7 @@ struct Fill {
     } else if constexpr (is_vector<T>::value) {
       fill(v.emplace_back());
     } else if constexpr (is_std_optional<T>::value) {
-      fill(v.emplace());  // a nullable array, or a tagged or nullable struct
+      fill(v.emplace(typename T::value_type{}));  // a nullable array, a tagged or nullable struct
     } else if constexpr (Struct<T>) {
       Fill f;
       v.visit(f);
@@ -169,6 +169,11 @@ void every_count_of(int16_t version, bool flexible, const char* api, Totals& tot
   std::vector<LengthSite> sites;
   const DecodeResult base = decode_counted<T>(valid, version, flexible, &sites);
   ASSERT_TRUE(base.ok && base.remaining == 0) << api << " v" << version << " does not decode";
+  for (const LengthSite& s : sites) {
+    if (s.kind != LengthKind::kArray) continue;
+    ASSERT_GT(base.alloc.peak, 0) << api << " v" << version << ": the meter sees nothing";
+    break;
+  }
   const double valid_ratio = double(base.alloc.peak) / double(valid.size());
   totals.worst_valid_ratio = std::max(totals.worst_valid_ratio, valid_ratio);
   for (size_t i = 0; i < sites.size(); ++i) {

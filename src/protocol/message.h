@@ -163,9 +163,8 @@ struct LengthSite {
 // every length is checked against the bytes that remain before anything is allocated:
 // a string or bytes length against those bytes, an array count against the bytes left
 // divided by its element's smallest encoding (min_wire_size), a tagged-field count
-// against half of them. Arrays grow as their elements are read (at most 64 KiB of
-// storage ahead of them), never to the count alone. A failure is sticky: check ok()
-// after decode().
+// against half of them. Arrays grow as their elements are read (64 KiB worth, then
+// doubling), never to the count alone. A failure is sticky: check ok() after decode().
 class Decoder {
  public:
   // `frame` is writable so RECORDS fields can be views the leader stamps in place.
@@ -240,7 +239,11 @@ class Decoder {
     return n;
   }
   void note(size_t at, LengthKind kind, size_t unit) {
-    if (sites_ != nullptr) sites_->push_back({at, in_.position() - at, kind, unit});
+    if (sites_ != nullptr) [[unlikely]] record(at, kind, unit);
+  }
+  // Out of line and cold: only tests record (the push_back kept note() from inlining).
+  [[gnu::noinline, gnu::cold]] void record(size_t at, LengthKind kind, size_t unit) {
+    sites_->push_back({at, in_.position() - at, kind, unit});
   }
 
   // How many elements of T an array reserves before any is read: 64 KiB worth.
@@ -339,16 +342,20 @@ class Decoder {
       return;
     }
     // n elements take at least n * unit bytes: a count the bytes left cannot hold is a
-    // lie, refused before anything is allocated.
-    if (uint64_t(n) > in_.remaining() / unit) return fail();
+    // lie, refused before anything is allocated. (n < 2^32 and unit < 2^32: no overflow.)
+    if (uint64_t(n) * unit > in_.remaining()) return fail();
     const size_t count = size_t(n);
     std::vector<T>& out = v.emplace();
-    // Storage grows with the elements read (doubling, never past the count), so a count
-    // whose bytes turn out to be missing has cost at most 64 KiB beyond what was read.
-    out.reserve(std::min(count, kArrayReserveElements<T>));
-    for (size_t i = 0; i < count && ok(); ++i) {
-      if (out.size() == out.capacity()) out.reserve(std::min(count, 2 * out.capacity()));
-      read(out.emplace_back(), F{f.versions});
+    // Storage grows with the elements read (64 KiB worth, then doubling, never past the
+    // count: reserve before resize), so a count whose bytes turn out to be missing costs
+    // at most 64 KiB, or as much again as the elements actually read.
+    size_t read_so_far = 0;
+    while (read_so_far < count && ok()) {
+      const size_t next = std::min(count, read_so_far == 0 ? kArrayReserveElements<T>
+                                                           : 2 * read_so_far);
+      out.reserve(next);
+      out.resize(next);
+      for (; read_so_far < next && ok(); ++read_so_far) read(out[read_so_far], F{f.versions});
     }
   }
 
