@@ -4,8 +4,8 @@ millions of elements, against a real broker (issue 13: one 90 MB Fetch whose top
 array claimed 90 million elements took the broker to 5.6 GiB).
 
 Eleven connections at once each send one such frame (Fetch v4 and v12, Produce v3 and
-v9, Metadata v1 and v12, CreateTopics v4 and v5, OffsetCommit v2 and v8; top-level and
-nested arrays; 1 to 90 MB, 173 MB in all), twice over. Checks:
+v9, Metadata v1, v4 and v12, CreateTopics v4 and v5, OffsetCommit v2 and v8; top-level and
+nested arrays; 1 to 90 MB, 181 MB in all), twice over. Checks:
   - the broker answers or closes each such connection within SOCKET_TIMEOUT_S;
   - its RSS (VmRSS sampled every 10 ms, and VmHWM) stays under RSS_BOUND_MIB: the frames
     themselves are held while they are read, the elements they claim are never allocated
