@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <concepts>
 #include <cstring>
 #include <cstdint>
@@ -55,13 +56,115 @@ struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
 
+template <class T>
+struct is_std_optional : std::false_type {};
+template <class T>
+struct is_std_optional<std::optional<T>> : std::true_type {};
+
 class Decoder;
 template <class T>
 concept Struct = requires(T& t, Decoder& d) { t.visit(d); };
 
+template <class T>
+size_t min_wire_size(int16_t version, bool flexible);
+
+// Sums the smallest encoding of each field a struct has in one version: int8 and bool
+// 1, int16 2, int32 4, int64 and float64 8, uuid 16; a (nullable) string's length 2, or
+// 1 compact; bytes, records and arrays 4, or 1 compact; a nested struct its own sum, a
+// nullable one its 1-byte marker; a tagged field nothing (it may be absent). A struct
+// adds 1 in flexible versions for its tagged-field count.
+class MinWireSize {
+ public:
+  MinWireSize(int16_t version, bool flexible) : version_(version), flexible_(flexible) {}
+
+  template <class T>
+  void operator()(T&, const F& f) {
+    if (!f.versions.has(version_)) return;
+    if (f.tag >= 0 && flexible_ && f.tagged.has(version_)) return;
+    total_ += of<T>(f);
+  }
+  size_t total() const { return total_; }
+
+  // The smallest encoding of a field of type T with schema `f`.
+  template <class T>
+  size_t of(const F& f) const {
+    if constexpr (std::is_same_v<T, int8_t> || std::is_same_v<T, bool>) {
+      return 1;
+    } else if constexpr (std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t>) {
+      return 2;
+    } else if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>) {
+      return 4;
+    } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>) {
+      return 8;
+    } else if constexpr (std::is_same_v<T, Uuid>) {
+      return 16;
+    } else if constexpr (std::is_same_v<T, std::string> ||
+                         std::is_same_v<T, std::optional<std::string>>) {
+      return flexible_ ? 1 : 2;
+    } else if constexpr (std::is_same_v<T, Records> || is_vector<T>::value) {
+      return flexible_ ? 1 : 4;  // BYTES and ARRAY alike: a length
+    } else if constexpr (is_std_optional<T>::value) {
+      if constexpr (is_vector<typename T::value_type>::value) {
+        return flexible_ ? 1 : 4;
+      } else {
+        static_assert(Struct<typename T::value_type>);
+        if (f.nullable.has(version_)) return 1;  // the marker byte of a null struct
+        return min_wire_size<typename T::value_type>(version_, flexible_);
+      }
+    } else {
+      static_assert(Struct<T>, "a field type the protocol does not know");
+      return min_wire_size<T>(version_, flexible_);
+    }
+  }
+
+ private:
+  int16_t version_;
+  bool flexible_;
+  size_t total_ = 0;
+};
+
+// The fewest bytes a value of type T (a field type or a struct with visit) takes on the
+// wire in `version`. Computed from the declaration on first use, then cached per struct
+// type, version and flexibility (any thread may compute it; all compute the same).
+template <class T>
+size_t min_wire_size(int16_t version, bool flexible) {
+  const MinWireSize m(version, flexible);
+  if constexpr (!Struct<T>) {
+    return m.of<T>(F{});
+  } else {
+    constexpr int16_t kCachedVersions = 64;
+    static std::atomic<uint32_t> cache[2][kCachedVersions];  // size + 1; 0: not yet known
+    const bool cached = version >= 0 && version < kCachedVersions;
+    if (cached) {
+      const uint32_t known = cache[flexible][version].load(std::memory_order_relaxed);
+      if (known != 0) return known - 1;
+    }
+    T probe{};
+    MinWireSize fields(version, flexible);
+    probe.visit(fields);
+    const size_t size = fields.total() + (flexible ? 1 : 0);
+    if (cached) cache[flexible][version].store(uint32_t(size + 1), std::memory_order_relaxed);
+    return size;
+  }
+}
+
+// Where a Decoder read a length or count, for tests that rewrite each one
+// (decode_bounds_test.cc). `unit` is the fewest bytes one unit of it takes: an
+// array's element, 1 for string and bytes lengths, 2 for a tagged field (tag, size).
+enum class LengthKind : uint8_t { kArray, kString, kBytes, kTaggedCount };
+struct LengthSite {
+  size_t at = 0;     // offset of the length in the decoded span
+  size_t width = 0;  // bytes it took
+  LengthKind kind = LengthKind::kArray;
+  size_t unit = 1;
+};
+
 // Reads a message of one version from a request frame. Never reads out of bounds;
-// every length is checked against the bytes that remain before anything is allocated.
-// A failure is sticky: check ok() after decode().
+// every length is checked against the bytes that remain before anything is allocated:
+// a string or bytes length against those bytes, an array count against the bytes left
+// divided by its element's smallest encoding (min_wire_size), a tagged-field count
+// against half of them. Arrays grow as their elements are read (64 KiB worth, then
+// doubling), never to the count alone. A failure is sticky: check ok() after decode().
 class Decoder {
  public:
   // `frame` is writable so RECORDS fields can be views the leader stamps in place.
@@ -76,6 +179,8 @@ class Decoder {
   bool ok() const { return ok_ && in_.ok(); }
   size_t remaining() const { return in_.remaining(); }
   int16_t version() const { return version_; }
+  // Tests only: note where every length and count is read (nullptr: don't).
+  void record_lengths(std::vector<LengthSite>* sites) { sites_ = sites; }
 
   template <class T>
   void operator()(T& value, const F& f) {
@@ -103,8 +208,11 @@ class Decoder {
 
   template <Struct T>
   void read_tagged_section(T& s) {
+    const size_t at = in_.position();
     const uint32_t count = in_.uvarint32();
-    if (count > in_.remaining()) return fail();
+    note(at, LengthKind::kTaggedCount, 2);
+    // Each tagged field takes at least 2 bytes: its tag and its size.
+    if (count > in_.remaining() / 2) return fail();
     for (uint32_t i = 0; i < count && ok(); ++i) {
       const uint32_t tag = in_.uvarint32();
       const uint32_t size = in_.uvarint32();
@@ -119,10 +227,28 @@ class Decoder {
   }
 
   // Length of a STRING/BYTES/ARRAY: -1 means null.
-  int64_t read_length(bool array_or_bytes) {
-    if (flexible_) return int64_t(in_.uvarint32()) - 1;
-    return array_or_bytes ? in_.i32() : in_.i16();
+  int64_t read_length(LengthKind kind, size_t unit = 1) {
+    const size_t at = in_.position();
+    int64_t n;
+    if (flexible_) {
+      n = int64_t(in_.uvarint32()) - 1;
+    } else {
+      n = kind == LengthKind::kString ? in_.i16() : in_.i32();
+    }
+    note(at, kind, unit);
+    return n;
   }
+  void note(size_t at, LengthKind kind, size_t unit) {
+    if (sites_ != nullptr) [[unlikely]] record(at, kind, unit);
+  }
+  // Out of line and cold: only tests record (the push_back kept note() from inlining).
+  [[gnu::noinline, gnu::cold]] void record(size_t at, LengthKind kind, size_t unit) {
+    sites_->push_back({at, in_.position() - at, kind, unit});
+  }
+
+  // How many elements of T an array reserves before any is read: 64 KiB worth.
+  template <class T>
+  static constexpr size_t kArrayReserveElements = std::max<size_t>(1, (64 << 10) / sizeof(T));
 
   void read(int8_t& v, const F&) { v = in_.i8(); }
   void read(int16_t& v, const F&) { v = in_.i16(); }
@@ -140,7 +266,7 @@ class Decoder {
     if (b.size() == 16) std::copy(b.begin(), b.end(), v.bytes.begin());
   }
   void read(std::optional<std::string>& v, const F& f) {
-    const int64_t n = read_length(false);
+    const int64_t n = read_length(LengthKind::kString);
     if (n < 0) {
       if (!nullable(f) || n != -1) return fail();
       v.reset();
@@ -155,7 +281,7 @@ class Decoder {
     if (s) v = std::move(*s);
   }
   void read(std::optional<std::vector<uint8_t>>& v, const F& f) {
-    const int64_t n = read_length(true);
+    const int64_t n = read_length(LengthKind::kBytes);
     if (n < 0) {
       if (!nullable(f) || n != -1) return fail();
       v.reset();
@@ -171,7 +297,7 @@ class Decoder {
     if (b) v = std::move(*b);
   }
   void read(Records& v, const F&) {
-    const int64_t n = read_length(true);
+    const int64_t n = read_length(LengthKind::kBytes);
     if (n < 0) {
       v = Records{};
       return;
@@ -207,22 +333,34 @@ class Decoder {
   template <class T>
     requires(!std::is_same_v<T, uint8_t>)
   void read(std::optional<std::vector<T>>& v, const F& f) {
-    const int64_t n = read_length(true);
+    // At least 1: an element of a struct with no fields in this version still costs.
+    const size_t unit = std::max<size_t>(1, min_wire_size<T>(version_, flexible_));
+    const int64_t n = read_length(LengthKind::kArray, unit);
     if (n < 0) {
       if (!nullable(f) || n != -1) return fail();
       v.reset();
       return;
     }
-    // Every element takes at least one byte: a count above the bytes left is a lie.
-    if (uint64_t(n) > in_.remaining()) return fail();
-    v.emplace(size_t(n));
-    for (T& e : *v) {
-      if (!ok()) return;
-      read(e, F{f.versions});
+    // n elements take at least n * unit bytes: a count the bytes left cannot hold is a
+    // lie, refused before anything is allocated. (n < 2^32 and unit < 2^32: no overflow.)
+    if (uint64_t(n) * unit > in_.remaining()) return fail();
+    const size_t count = size_t(n);
+    std::vector<T>& out = v.emplace();
+    // Storage grows with the elements read (64 KiB worth, then doubling, never past the
+    // count: reserve before resize), so a count whose bytes turn out to be missing costs
+    // at most 64 KiB, or as much again as the elements actually read.
+    size_t read_so_far = 0;
+    while (read_so_far < count && ok()) {
+      const size_t next = std::min(count, read_so_far == 0 ? kArrayReserveElements<T>
+                                                           : 2 * read_so_far);
+      out.reserve(next);
+      out.resize(next);
+      for (; read_so_far < next && ok(); ++read_so_far) read(out[read_so_far], F{f.versions});
     }
   }
 
   uint8_t* base_;  // writable first byte of what in_ reads
+  std::vector<LengthSite>* sites_ = nullptr;
   ByteReader in_;
   int16_t version_;
   bool flexible_;
