@@ -14,6 +14,7 @@
 #include "broker/group_log.h"
 #include "broker/metrics.h"
 #include "broker/txn_log.h"
+#include "common/log_limit.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
 
@@ -82,6 +83,10 @@ Result<void, std::string> Broker::start() {
                                 : usable_cores();
   n.socket_request_max_bytes = config_.socket_request_max_bytes;
   n.max_connections = config_.max_connections;
+  n.max_connections_per_ip = config_.max_connections_per_ip;
+  n.max_connections_per_ip_overrides = config_.max_connections_per_ip_overrides;
+  n.connections_max_idle_ms = config_.connections_max_idle_ms;
+  n.queued_max_request_bytes = config_.queued_max_request_bytes;
   n.sendfile = config_.fetch_sendfile;
   n.max_inflight_per_connection = size_t(config_.max_inflight_per_connection);
   server_ = std::make_unique<net::Server>(n, *this);
@@ -309,7 +314,8 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
   if (!prefix) co_return std::nullopt;
   const ApiEntry* api = find_api(prefix->api_key);
   if (api == nullptr) {
-    spdlog::warn("closing {}: unknown API key {}", frame.client_address, prefix->api_key);
+    static LogLimit limit("closing: unknown API key");
+    limit.warn("closing {}: unknown API key {}", frame.client_address, prefix->api_key);
     co_return std::nullopt;
   }
   const int16_t version = prefix->api_version;
@@ -328,14 +334,16 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
       enc.encode(r);
       co_return out;
     }
-    spdlog::warn("closing {}: {} v{} is not supported (supported {}-{})", frame.client_address,
-                 api->name, version, api->versions.min, api->versions.max);
+    static LogLimit limit("closing: unsupported version");
+    limit.warn("closing {}: {} v{} is not supported (supported {}-{})", frame.client_address,
+               api->name, version, api->versions.min, api->versions.max);
     co_return std::nullopt;
   }
   const int header_version = version >= api->flexible_from ? 2 : 1;
   auto header = protocol::parse_request_header(frame.bytes, header_version);
   if (!header) {
-    spdlog::warn("closing {}: malformed request header", frame.client_address);
+    static LogLimit limit("closing: malformed request header");
+    limit.warn("closing {}: malformed request header", frame.client_address);
     co_return std::nullopt;
   }
   RequestContext ctx{*header, frame, frame.turn, metadata()};

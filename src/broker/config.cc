@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -24,6 +25,37 @@ Result<void, std::string> to_int(const std::string& key, const std::string& v, T
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec != std::errc() || p != v.data() + v.size()) return fail(key + ": not a number: " + v);
   out = x;
+  return {};
+}
+
+template <class T>
+Result<void, std::string> to_non_negative(const std::string& key, const std::string& v, T& out) {
+  T x{};
+  if (auto r = to_int(key, v, x); !r) return r;
+  if (x < 0) return fail(key + ": must be at least 0: " + v);
+  out = x;
+  return {};
+}
+
+// Kafka's "hostName:100,127.0.0.1:200" (the last ':' splits, so IPv6 addresses work).
+Result<void, std::string> parse_per_ip_overrides(
+    const std::string& key, const std::string& v,
+    std::vector<std::pair<std::string, int32_t>>& out) {
+  out.clear();
+  size_t at = 0;
+  while (at <= v.size()) {
+    const size_t comma = std::min(v.find(',', at), v.size());
+    const std::string entry = trim(v.substr(at, comma - at));
+    at = comma + 1;
+    if (entry.empty()) continue;
+    const auto colon = entry.rfind(':');
+    if (colon == std::string::npos || colon == 0) return fail(key + ": expected host:count: " + entry);
+    int32_t count = 0;
+    if (auto r = to_non_negative(key, trim(entry.substr(colon + 1)), count); !r) return r;
+    std::string host = trim(entry.substr(0, colon));
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    out.emplace_back(std::move(host), count);
+  }
   return {};
 }
 
@@ -86,7 +118,13 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
          return log_defaults.apply({{"max.message.bytes", v}});
        }},
       {"socket.request.max.bytes", [this](auto& k, auto& v) { return to_int(k, v, socket_request_max_bytes); }},
-      {"max.connections", [this](auto& k, auto& v) { return to_int(k, v, max_connections); }},
+      {"max.connections", [this](auto& k, auto& v) { return to_non_negative(k, v, max_connections); }},
+      {"max.connections.per.ip", [this](auto& k, auto& v) { return to_non_negative(k, v, max_connections_per_ip); }},
+      {"max.connections.per.ip.overrides", [this](auto& k, auto& v) {
+         return parse_per_ip_overrides(k, v, max_connections_per_ip_overrides);
+       }},
+      {"connections.max.idle.ms", [this](auto& k, auto& v) { return to_int(k, v, connections_max_idle_ms); }},
+      {"queued.max.request.bytes", [this](auto& k, auto& v) { return to_int(k, v, queued_max_request_bytes); }},
       {"max.incremental.fetch.session.cache.slots",
        [this](auto& k, auto& v) { return to_int(k, v, max_incremental_fetch_session_cache_slots); }},
       {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 #include "group/config.h"
@@ -26,7 +28,22 @@ struct BrokerConfig {
   bool auto_create_topics_enable = true;      // auto.create.topics.enable
   int32_t message_max_bytes = 1048588;        // message.max.bytes
   int32_t socket_request_max_bytes = 104857600;  // socket.request.max.bytes
+  // Connection limits, enforced by net::Server (net/README.md "Limits"). At most
+  // max.connections at once (the listener stops accepting until one closes), at most
+  // max.connections.per.ip from one address (closed right after accept), whose
+  // max.connections.per.ip.overrides ("host:count,...") are per host.
   int32_t max_connections = 2147483647;       // max.connections
+  int32_t max_connections_per_ip = 2147483647;  // max.connections.per.ip
+  std::vector<std::pair<std::string, int32_t>> max_connections_per_ip_overrides;
+  int64_t connections_max_idle_ms = 600000;   // connections.max.idle.ms (< 0: never)
+  // queued.max.request.bytes: memory request frames may hold while read and handled; a
+  // connection that would exceed it stops reading until requests finish. <= 0:
+  // unbounded. Kafka's default is -1 (unbounded), which is what lets a few clients make a
+  // broker allocate gigabytes; Strata's is 256 MiB: two and a half of the largest frame
+  // (socket.request.max.bytes, 100 MiB), 256 pipelined 1 MiB produce requests, and a
+  // bound an operator can plan RSS by. It only delays reading, so a bound too low costs
+  // throughput, never correctness.
+  int64_t queued_max_request_bytes = 268435456;
   // strata.max.inflight.requests.per.connection: pipelined requests of one connection
   // handled at once (Kafka handles one per connection at a time and has no such setting);
   // the connection stops reading past it. At least 1.

@@ -5,6 +5,7 @@
 
 #include "broker/broker.h"
 #include "broker/dispatch.h"
+#include "common/log_limit.h"
 #include "protocol/headers.h"
 #include "protocol/message.h"
 
@@ -22,8 +23,9 @@ asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestCo
   protocol::Decoder decoder(frame.bytes, ctx.header.size, version, flexible);
   decoder.decode(request);
   if (!decoder.ok()) {
-    spdlog::warn("closing {}: malformed {} v{} request (correlation id {})",
-                 ctx.frame.client_address, int(Req::kApiKey), version, ctx.header.correlation_id);
+    static LogLimit limit("closing: malformed request");  // one per API
+    limit.warn("closing {}: malformed {} v{} request (correlation id {})",
+               ctx.frame.client_address, int(Req::kApiKey), version, ctx.header.correlation_id);
     co_return std::nullopt;
   }
   Resp response = co_await handler(broker, ctx, request);

@@ -4,17 +4,20 @@
 #include <sys/sendfile.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/log_limit.h"
 
 namespace strata::net {
 
 namespace {
 constexpr size_t kFileChunkBytes = 1 << 20;
-// A frame's buffer is first sized to at most this, then at most doubled per read.
-constexpr size_t kFrameFirstReadBytes = 1 << 20;
+// A frame's buffer grows by what has arrived (and at least this), at least doubling per
+// step: a peer's size prefix alone buys it at most this much of the request budget.
+constexpr size_t kFrameStepMinBytes = 4 << 10;
 
 // Waits on a timer used as an event: returns when it is cancelled (notified).
 asio::awaitable<void> wait_event(asio::steady_timer& t) {
@@ -23,36 +26,28 @@ asio::awaitable<void> wait_event(asio::steady_timer& t) {
   co_await t.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
-// Reads a frame of `size` bytes into `out`, growing it as the bytes arrive instead of
-// allocating `size` from the prefix alone: a peer that promises socket.request.max.bytes
-// and sends ten bytes holds 1 MiB of broker memory, not 100 MiB. Frames up to
-// kFrameFirstReadBytes (nearly all) take one allocation and one read, as before.
+// Request buffers of finished requests kept for a connection's next frames (their pages
+// are already mapped, so a new request costs no page faults): at most kSpareFrames per
+// connection, none over kSpareFrameBytes, and at most kSpareBytesMax of them in the whole
+// process, so idle connections cannot pin memory outside queued.max.request.bytes.
 constexpr size_t kSpareFrames = 2;
 constexpr size_t kSpareFrameBytes = (1 << 20) + (64 << 10);
-
-asio::awaitable<bool> read_frame(asio::ip::tcp::socket& socket, FrameBytes& out,
-                                 size_t size) {
-  out.clear();
-  while (out.size() < size) {
-    const size_t at = out.size();
-    const size_t n = std::min(size - at, std::max(kFrameFirstReadBytes, at));
-    out.resize(at + n);
-    asio::error_code ec;
-    co_await asio::async_read(socket, asio::buffer(out.data() + at, n),
-                              asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return false;
-  }
-  co_return true;
-}
+constexpr int64_t kSpareBytesMax = 64 << 20;
+std::atomic<int64_t> spare_bytes{0};
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, size_t shard, const NetConfig& config,
-                       RequestHandler& handler)
+                       RequestHandler& handler, ConnectionSlot slot, RequestBudget& budget)
     : socket_(std::move(socket)),
       shard_(shard),
       config_(config),
       handler_(handler),
-      queue_changed_(socket_.get_executor()) {
+      queue_changed_(socket_.get_executor()),
+      slot_(std::move(slot)),
+      budget_(budget),
+      budget_waiter_(std::make_shared<BudgetWaiter>(socket_.get_executor())),
+      idle_timer_(socket_.get_executor()),
+      last_activity_(std::chrono::steady_clock::now()) {
   asio::error_code ec;
   const auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
@@ -63,6 +58,13 @@ void Connection::start() {
   auto self = shared_from_this();
   asio::co_spawn(socket_.get_executor(), [self]() { return self->read_loop(); }, asio::detached);
   asio::co_spawn(socket_.get_executor(), [self]() { return self->write_loop(); }, asio::detached);
+  if (config_.connections_max_idle_ms >= 0) {
+    asio::co_spawn(socket_.get_executor(), [self]() { return self->idle_loop(); }, asio::detached);
+  }
+}
+
+Connection::~Connection() {
+  for (const FrameBytes& b : spare_frames_) spare_bytes.fetch_sub(int64_t(b.capacity()));
 }
 
 void Connection::close() {
@@ -72,21 +74,22 @@ void Connection::close() {
   socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   socket_.close(ec);
   queue_changed_.cancel();
+  slot_.release();  // the descriptor is gone: max.connections counts it no more
+  budget_waiter_->cancel();
+  idle_timer_.cancel();
 }
 
 asio::awaitable<void> Connection::read_loop() {
   auto self = shared_from_this();
   for (;;) {
     uint8_t size_bytes[4];
-    asio::error_code ec;
-    co_await asio::async_read(socket_, asio::buffer(size_bytes),
-                              asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) break;
+    if (!co_await read_exact(size_bytes, sizeof(size_bytes))) break;
     const int32_t size = int32_t(load_be32(size_bytes));
     if (size < 8 || size > config_.socket_request_max_bytes) {
       // Kafka closes the connection on a frame it will not read (InvalidReceiveException).
-      spdlog::warn("closing {}: request size {} outside [8, socket.request.max.bytes={}]", peer_,
-                   size, config_.socket_request_max_bytes);
+      static LogLimit bad_size("closing: request size");
+      bad_size.warn("closing {}: request size {} outside [8, socket.request.max.bytes={}]", peer_,
+                    size, config_.socket_request_max_bytes);
       break;
     }
     Frame frame;
@@ -96,8 +99,9 @@ asio::awaitable<void> Connection::read_loop() {
     if (!spare_frames_.empty()) {
       frame.bytes = std::move(spare_frames_.back());
       spare_frames_.pop_back();
+      spare_bytes.fetch_sub(int64_t(frame.bytes.capacity()));
     }
-    if (!co_await read_frame(socket_, frame.bytes, size_t(size))) break;
+    if (!co_await read_frame(frame, size_t(size))) break;
     while (!closed_ && queue_.size() >= config_.max_inflight_per_connection) {
       co_await wait_event(queue_changed_);
     }
@@ -116,17 +120,15 @@ asio::awaitable<void> Connection::handle(std::shared_ptr<Pending> slot, Frame fr
   try {
     slot->response = co_await handler_.handle(frame);
   } catch (const std::exception& e) {
-    spdlog::error("request from {} failed: {}", peer_, e.what());
+    static LogLimit failed("request failed");
+    failed.error("request from {} failed: {}", peer_, e.what());
     slot->response.reset();
   }
   slot->ready = true;
   slot->done.cancel();
   // The response no longer refers to the request (records go out as file slices), so
-  // its buffer can take the next frame. A few per connection, none over 1 MiB + 64 KiB:
-  // an idle connection keeps at most kSpareFrames such buffers.
-  if (spare_frames_.size() < kSpareFrames && frame.bytes.capacity() <= kSpareFrameBytes) {
-    spare_frames_.push_back(std::move(frame.bytes));
-  }
+  // its buffer can take the next frame. The frame's budget is given back as it goes.
+  keep_spare(std::move(frame.bytes));
 }
 
 asio::awaitable<void> Connection::write_loop() {
@@ -144,6 +146,7 @@ asio::awaitable<void> Connection::write_loop() {
     if (closed_) break;
     if (!slot->response) break;  // the handler asked to close the connection
     if (slot->response->total_size() > 0 && !co_await send(*slot->response)) break;
+    note_activity();
     queue_.pop_front();
     queue_changed_.cancel();
   }
@@ -209,6 +212,95 @@ asio::awaitable<bool> Connection::send_file(const protocol::FileSlice& slice) {
     if (ec) co_return false;
   }
   co_return true;
+}
+
+// ---- limits ------------------------------------------------------------------------
+
+// Reads a frame of `size` bytes into frame.bytes, growing the buffer as the bytes arrive
+// instead of allocating `size` from the prefix alone, and taking each growth from the
+// request budget first (waiting, not reading, while it has no room). A peer that promises
+// socket.request.max.bytes and sends ten bytes holds 4 KiB, not 100 MiB. Frames that
+// arrive whole (nearly all) take one step: the buffer is sized to what is already there.
+asio::awaitable<bool> Connection::read_frame(Frame& frame, size_t size) {
+  FrameBytes& out = frame.bytes;
+  out.clear();
+  while (out.size() < size) {
+    const size_t at = out.size();
+    asio::error_code ec;
+    const size_t arrived = socket_.available(ec);  // bytes in the kernel's buffer
+    if (ec) co_return false;
+    const size_t n = std::min(size - at, std::max({kFrameStepMinBytes, at, arrived}));
+    if (frame.budget.bytes() < at + n) {
+      const size_t more = at + n - frame.budget.bytes();
+      if (!budget_.try_grow(frame.budget, more)) {
+        waiting_for_budget_ = true;
+        const bool got = co_await budget_.grow(frame.budget, more, budget_waiter_);
+        waiting_for_budget_ = false;
+        if (!got || closed_) co_return false;
+      }
+    }
+    out.resize(at + n);
+    if (!co_await read_exact(out.data() + at, n)) co_return false;
+  }
+  co_return true;
+}
+
+// Reads exactly n bytes, noting each arrival for connections.max.idle.ms (a frame that
+// trickles in is not idle).
+asio::awaitable<bool> Connection::read_exact(uint8_t* to, size_t n) {
+  for (size_t done = 0; done < n;) {
+    asio::error_code ec;
+    const size_t got = co_await socket_.async_read_some(
+        asio::buffer(to + done, n - done), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return false;
+    done += got;
+    note_activity();
+  }
+  co_return true;
+}
+
+void Connection::keep_spare(FrameBytes bytes) {
+  const int64_t cap = int64_t(bytes.capacity());
+  if (spare_frames_.size() >= kSpareFrames || bytes.capacity() > kSpareFrameBytes) return;
+  if (spare_bytes.fetch_add(cap) + cap > kSpareBytesMax) {
+    spare_bytes.fetch_sub(cap);
+    return;
+  }
+  spare_frames_.push_back(std::move(bytes));
+}
+
+// A request is being handled, or a frame waits for the request budget: the broker, not
+// the peer, is what the connection waits for.
+bool Connection::busy() const {
+  if (waiting_for_budget_) return true;
+  return std::any_of(queue_.begin(), queue_.end(), [](const auto& p) { return !p->ready; });
+}
+
+// connections.max.idle.ms: a connection that has read and written nothing for that long,
+// while no request of it is being handled, is closed (Kafka's idle expiry). Wakes once per
+// idle period, not per tick: last_activity_ moves on and the deadline follows it.
+asio::awaitable<void> Connection::idle_loop() {
+  auto self = shared_from_this();
+  const auto idle = std::chrono::milliseconds(config_.connections_max_idle_ms);
+  auto deadline = last_activity_ + idle;
+  while (!closed_) {
+    asio::error_code ec;
+    idle_timer_.expires_at(deadline);
+    co_await idle_timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (closed_) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < last_activity_ + idle) {
+      deadline = last_activity_ + idle;
+      continue;
+    }
+    if (busy()) {
+      deadline = now + idle;  // its completion is activity, which moves the deadline
+      continue;
+    }
+    spdlog::debug("closing {}: idle for {} ms (connections.max.idle.ms)", peer_,
+                  config_.connections_max_idle_ms);
+    close();
+  }
 }
 
 }  // namespace strata::net

@@ -4,6 +4,7 @@
 
 #include <asio.hpp>
 
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -14,8 +15,11 @@ namespace strata::net {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
+  // `slot` is the connection's place under max.connections (given back on close);
+  // `budget` is queued.max.request.bytes, shared by all connections.
   Connection(asio::ip::tcp::socket socket, size_t shard, const NetConfig& config,
-             RequestHandler& handler);
+             RequestHandler& handler, ConnectionSlot slot, RequestBudget& budget);
+  ~Connection();
   void start();
 
  private:
@@ -32,6 +36,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<bool> send(const protocol::Output& out);
   asio::awaitable<bool> send_file(const protocol::FileSlice& slice);
   void close();
+  // Limits (net/limits.h): reading a frame within the request budget, idle close.
+  asio::awaitable<bool> read_frame(Frame& frame, size_t size);
+  asio::awaitable<bool> read_exact(uint8_t* to, size_t n);
+  asio::awaitable<void> idle_loop();
+  bool busy() const;
+  void keep_spare(FrameBytes bytes);
+  void note_activity() { last_activity_ = std::chrono::steady_clock::now(); }
 
   asio::ip::tcp::socket socket_;
   size_t shard_;
@@ -45,6 +56,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<FrameBytes> spare_frames_;
   asio::steady_timer queue_changed_;  // wakes the writer (new slot) or the reader (room)
   bool closed_ = false;
+  // Limits.
+  ConnectionSlot slot_;
+  RequestBudget& budget_;
+  std::shared_ptr<BudgetWaiter> budget_waiter_;
+  bool waiting_for_budget_ = false;
+  asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point last_activity_;  // last bytes read or written
 };
 
 }  // namespace strata::net

@@ -2,15 +2,53 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <csignal>
 
 #include "common/shard.h"
+#include "common/log_limit.h"
 #include "net/connection.h"
 
 namespace strata::net {
 
+namespace {
+
+// Out of descriptors (EMFILE, ENFILE) or kernel memory (ENOBUFS, ENOMEM): the pending
+// connection stays in the listen backlog and the same error comes back at once, so
+// retrying without a pause spins a core (and, logged, fills the disk).
+bool is_resource_exhaustion(const asio::error_code& ec) {
+  if (ec.category() != asio::error::get_system_category()) return false;
+  const int e = ec.value();
+  return e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM;
+}
+
+// max.connections.per.ip.overrides: each host as an address, or every address it resolves to.
+bool resolve_overrides(const std::vector<std::pair<std::string, int32_t>>& hosts,
+                       std::map<asio::ip::address, int32_t>& out, std::string& error) {
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  for (const auto& [host, count] : hosts) {
+    asio::error_code ec;
+    const auto literal = asio::ip::make_address(host, ec);
+    if (!ec) {
+      out[normalized(literal)] = count;
+      continue;
+    }
+    const auto results = resolver.resolve(host, "", ec);
+    if (ec || results.empty()) {
+      error = "max.connections.per.ip.overrides: cannot resolve " + host +
+              (ec ? ": " + ec.message() : "");
+      return false;
+    }
+    for (const auto& r : results) out[normalized(r.endpoint().address())] = count;
+  }
+  return true;
+}
+
+}  // namespace
+
 Server::Server(const NetConfig& config, RequestHandler& handler)
-    : config_(config), handler_(handler) {
+    : config_(config), handler_(handler), budget_(config.queued_max_request_bytes) {
   // sendfile(2) has no MSG_NOSIGNAL: a peer that resets mid-response must not kill the
   // process (asio's own writes already pass MSG_NOSIGNAL).
   ::signal(SIGPIPE, SIG_IGN);
@@ -18,11 +56,18 @@ Server::Server(const NetConfig& config, RequestHandler& handler)
     shards_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*shards_.back()));
   }
+  accept_timer_ = std::make_unique<asio::steady_timer>(*shards_[0]);
 }
 
 Server::~Server() { stop(); }
 
 bool Server::listen(std::string& error) {
+  std::map<asio::ip::address, int32_t> overrides;
+  if (!resolve_overrides(config_.max_connections_per_ip_overrides, overrides, error)) return false;
+  quotas_ = std::make_unique<ConnectionQuotas>(config_.max_connections,
+                                               config_.max_connections_per_ip, std::move(overrides));
+  // A connection closing on any shard wakes an accept loop waiting for a slot.
+  quotas_->set_slot_freed([this] { asio::post(*shards_[0], [this] { accept_timer_->cancel(); }); });
   asio::error_code ec;
   const auto address = asio::ip::make_address(config_.host, ec);
   if (ec) {
@@ -44,19 +89,80 @@ bool Server::listen(std::string& error) {
   return true;
 }
 
+// max.connections is reached: like Kafka's acceptor, stop accepting (new connections
+// wait in the listen backlog) until a connection closes. False once the listener closed.
+asio::awaitable<bool> Server::wait_for_connection_slot() {
+  static LogLimit limit("max.connections reached");
+  while (!quotas_->try_reserve()) {
+    limit.warn("max.connections={} reached: not accepting until a connection closes",
+               quotas_->max_total());
+    // Woken when a slot frees; the timeout is a fallback, not the mechanism.
+    accept_timer_->expires_after(std::chrono::seconds(1));
+    asio::error_code ec;
+    co_await accept_timer_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!acceptor_->is_open()) co_return false;
+  }
+  co_return true;
+}
+
+asio::awaitable<void> Server::back_off_after(const asio::error_code& ec,
+                                             std::chrono::milliseconds& backoff) {
+  static LogLimit exhausted("accept failed: out of resources");
+  static LogLimit other("accept failed");
+  if (!is_resource_exhaustion(ec)) {
+    // A peer that gave up before the accept (ECONNABORTED) and the like: the next
+    // pending connection is unaffected.
+    other.warn("accept failed: {}", ec.message());
+    co_return;
+  }
+  exhausted.warn("accept failed: {}; retrying in {} ms", ec.message(), backoff.count());
+  accept_timer_->expires_after(backoff);
+  asio::error_code wait_ec;
+  co_await accept_timer_->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+  backoff = std::min(backoff * 2, kAcceptBackoffMax);
+}
+
+void Server::admit(asio::ip::tcp::socket socket, size_t shard) {
+  static LogLimit over_ip("closing: max.connections.per.ip");
+  asio::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  if (ec) {
+    quotas_->unreserve();  // reset before we looked: nothing to serve
+    return;
+  }
+  const auto address = normalized(peer.address());
+  if (!quotas_->admit(address)) {
+    over_ip.warn("closing {}: {} connections from it already (max.connections.per.ip)",
+                 address.to_string(), quotas_->limit_for(address));
+    socket.close(ec);
+    return;
+  }
+  ConnectionSlot slot(quotas_.get(), address);
+  auto conn = std::make_shared<Connection>(std::move(socket), shard, config_, handler_,
+                                           std::move(slot), budget_);
+  asio::post(*shards_[shard], [conn] { conn->start(); });
+}
+
 asio::awaitable<void> Server::accept_loop() {
+  std::chrono::milliseconds backoff = kAcceptBackoffFirst;
   for (;;) {
-    const size_t shard = next_shard_++ % shards_.size();
+    if (!co_await wait_for_connection_slot()) co_return;
+    const size_t shard = next_shard_ % shards_.size();
     asio::error_code ec;
     auto socket = co_await acceptor_->async_accept(*shards_[shard],
                                                    asio::redirect_error(asio::use_awaitable, ec));
-    if (ec == asio::error::operation_aborted || !acceptor_->is_open()) co_return;
+    if (ec == asio::error::operation_aborted || !acceptor_->is_open()) {
+      quotas_->unreserve();
+      co_return;
+    }
     if (ec) {
-      spdlog::warn("accept failed: {}", ec.message());
+      quotas_->unreserve();
+      co_await back_off_after(ec, backoff);
       continue;
     }
-    auto conn = std::make_shared<Connection>(std::move(socket), shard, config_, handler_);
-    asio::post(*shards_[shard], [conn] { conn->start(); });
+    backoff = kAcceptBackoffFirst;
+    ++next_shard_;
+    admit(std::move(socket), shard);
   }
 }
 
@@ -83,6 +189,9 @@ void Server::stop() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  // Connections still held by the stopped shards give their slots back when the shards
+  // are destroyed; shard 0 can then no longer be posted to.
+  if (quotas_) quotas_->set_slot_freed({});
 }
 
 }  // namespace strata::net

@@ -10,15 +10,19 @@
 
 #include <asio.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "net/request_order.h"
+#include "net/limits.h"
 #include "protocol/output.h"
 
 namespace strata::net {
@@ -51,6 +55,9 @@ struct Frame {
   std::string client_address;  // "ip:port" of the peer
   size_t shard = 0;            // the shard the connection lives on
   Turn turn;                   // its place in the connection's order (request_order.h)
+  // This frame's share of queued.max.request.bytes, given back when the frame is
+  // destroyed, that is when its handling finishes (net/limits.h).
+  BudgetLease budget;
 };
 
 // What the broker does with a request. Runs on the connection's shard. An Output with
@@ -67,7 +74,16 @@ struct NetConfig {
   size_t shards = 1;
   int32_t socket_request_max_bytes = 104857600;      // socket.request.max.bytes
   size_t max_inflight_per_connection = 64;           // pipelined requests handled at once
-  int32_t max_connections = 10000;                    // max.connections
+  // Limits (net/README.md "Limits"), with Kafka's names and defaults except where noted.
+  int32_t max_connections = ConnectionQuotas::kUnlimited;         // max.connections
+  int32_t max_connections_per_ip = ConnectionQuotas::kUnlimited;  // max.connections.per.ip
+  // max.connections.per.ip.overrides, "host:count,...": hosts as written (an address or a
+  // name, resolved by listen()).
+  std::vector<std::pair<std::string, int32_t>> max_connections_per_ip_overrides;
+  int64_t connections_max_idle_ms = 600000;  // connections.max.idle.ms; < 0: never
+  // queued.max.request.bytes; <= 0: unbounded (Kafka's default, -1). Strata's default
+  // is 256 MiB (broker/config.h says why).
+  int64_t queued_max_request_bytes = 268435456;
   // How segment-file slices reach the socket: sendfile(2), with no user-space copy, or
   // pread into a 1 MiB buffer and write (strata.fetch.sendfile). sendfile measured
   // 1.7x the MB/s at 0.6x the broker CPU per GB on loopback (docs/performance.md).
@@ -89,16 +105,32 @@ class Server {
 
   size_t shard_count() const { return shards_.size(); }
   asio::io_context& shard(size_t i) { return *shards_[i]; }
+  const ConnectionQuotas& quotas() const { return *quotas_; }
+  const RequestBudget& budget() const { return budget_; }
+
+  // Accept errors that mean "out of descriptors or memory": the accept loop waits
+  // kAcceptBackoffFirst, doubling to kAcceptBackoffMax, before it tries again.
+  static constexpr std::chrono::milliseconds kAcceptBackoffFirst{100};
+  static constexpr std::chrono::milliseconds kAcceptBackoffMax{1000};
 
  private:
   asio::awaitable<void> accept_loop();
+  asio::awaitable<bool> wait_for_connection_slot();
+  asio::awaitable<void> back_off_after(const asio::error_code& ec,
+                                       std::chrono::milliseconds& backoff);
+  void admit(asio::ip::tcp::socket socket, size_t shard);
 
   NetConfig config_;
   RequestHandler& handler_;
+  // Declared before the shards: connections destroyed with their io_context give their
+  // slot and budget back to these.
+  std::unique_ptr<ConnectionQuotas> quotas_;
+  RequestBudget budget_;
   std::vector<std::unique_ptr<asio::io_context>> shards_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   std::vector<std::thread> threads_;
   std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::steady_timer> accept_timer_;  // shard 0: backoff, slot freed
   uint16_t port_ = 0;
   size_t next_shard_ = 0;
 };

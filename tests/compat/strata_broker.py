@@ -4,6 +4,7 @@
         b.bootstrap            # "127.0.0.1:PORT"
         b.restart()            # clean shutdown (SIGTERM) and start on the same data
         b.restart(kill=True)   # SIGKILL instead: an unclean restart
+    StrataBroker(binary, overrides, popen_kwargs={"preexec_fn": f})  # e.g. a lower ulimit
 
 Each broker gets a fresh data directory and a free port; its log is printed if a test
 fails, so a CI failure shows what the broker saw.
@@ -25,12 +26,13 @@ def free_port():
 
 
 class StrataBroker:
-    def __init__(self, binary, overrides=None):
+    def __init__(self, binary, overrides=None, popen_kwargs=None):
         self.binary = binary
         self.dir = tempfile.mkdtemp(prefix="strata-compat-")
         self.port = free_port()
         self.bootstrap = "127.0.0.1:%d" % self.port
         self.overrides = dict(overrides or {})
+        self.popen_kwargs = dict(popen_kwargs or {})
         self.proc = None
         self.log_path = os.path.join(self.dir, "broker.log")
 
@@ -41,7 +43,7 @@ class StrataBroker:
         for k, v in self.overrides.items():
             args += ["--override", "%s=%s" % (k, v)]
         log = open(self.log_path, "a")
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, **self.popen_kwargs)
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
