@@ -44,7 +44,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kRecordsMax = 50'000'000;
 constexpr int64_t kRecordSizeMax = 1 << 20;
-constexpr int kPartitionsMax = 1024;
+constexpr int kPartitionsMax = 10000;
 constexpr double kFlushSecondsMax = 30;
 constexpr int kAdminTimeoutMs = 10000;
 
