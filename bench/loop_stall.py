@@ -102,8 +102,8 @@ def main():
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20
     partitions = int(sys.argv[3]) if len(sys.argv) > 3 else 50
     with StrataBroker(strata, {"auto.create.topics.enable": "true"}) as b:
-        AdminClient({"bootstrap.servers": b.bootstrap}).create_topics(
-            [NewTopic("stall-steady", 3, 1)])["stall-steady"].result(30)
+        admin = AdminClient({"bootstrap.servers": b.bootstrap})
+        admin.create_topics([NewTopic("stall-steady", 3, 1)])["stall-steady"].result(30)
         n, p50, p99, mx = measure(b.bootstrap, min(5, seconds))
         print("idle:  %6d probes  p50 %.2f ms  p99 %.2f ms  max %.2f ms" % (n, p50, p99, mx))
         counts = {"cycles": 0, "errors": 0}

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "protocol/apis/create_partitions.h"
+#include "storage/partition_metadata.h"
 #include "protocol/apis/create_topics.h"
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_configs.h"
@@ -36,24 +37,9 @@ CommandError missing_topic(const std::string& topic) {
   return CommandError{"Topic '" + topic + "' does not exist as expected"};
 }
 
-// Kafka's Uuid text: URL-safe base64 of the 16 bytes, without padding (22 characters).
-std::string uuid_text(const Uuid& id) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string s;
-  uint32_t bits = 0;
-  int count = 0;
-  for (uint8_t b : id.bytes) {
-    bits = (bits << 8) | b;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      s += kAlphabet[(bits >> count) & 0x3f];
-    }
-  }
-  if (count > 0) s += kAlphabet[(bits << (6 - count)) & 0x3f];
-  return s;
-}
+// Kafka's Uuid text: URL-safe base64 of the 16 bytes, without padding (22 characters),
+// as partition.metadata stores it.
+std::string uuid_text(const Uuid& id) { return storage::uuid_to_base64(id); }
 
 std::string join(const std::vector<int32_t>& ids) {
   std::string s;
