@@ -510,6 +510,12 @@ int64_t cpu_ticks(pid_t pid) {
 // connections than that. Accept fails with EMFILE: the child must not spin nor flood its
 // log, must keep serving the connections it has, and must accept again once fds free.
 TEST(AcceptBackoff, FdExhaustionCostsNoCpuAndRecovers) {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer's runtime needs descriptors of its own, which a 48-descriptor child
+  // does not leave it: the child dies, not the server. compat.hostile_clients exhausts a
+  // broker's descriptors under the sanitizers instead (ulimit -n 1024).
+  GTEST_SKIP() << "fd exhaustion at 48 descriptors is tested in the unsanitized builds";
+#endif
   char log_path[] = "/tmp/strata-net-test-XXXXXX";
   const int log_fd = ::mkstemp(log_path);
   ASSERT_GE(log_fd, 0);
