@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_errors.h"
 #include "protocol/apis/create_topics.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/produce.h"
@@ -64,7 +65,6 @@ constexpr int kPartitionsMax = 256;
 constexpr int16_t kProduceVersion = 9;       // flexible: request header v2
 constexpr int16_t kFetchVersion = 12;        // last version that names topics
 constexpr int16_t kCreateTopicsVersion = 5;  // flexible
-constexpr int16_t kTopicAlreadyExists = 36;
 constexpr size_t kCorrelationIdPos = 8;  // frame: size(4) apiKey(2) apiVersion(2) corrId(4)
 
 struct Options {
@@ -264,7 +264,7 @@ void create_topic(Connection& c, const Options& o) {
   CreateTopicsResponse resp;
   decode_response(buf, n, kCreateTopicsVersion, 0, resp);
   for (const auto& rt : resp.topics) {
-    if (rt.error_code != 0 && rt.error_code != kTopicAlreadyExists) {
+    if (rt.error_code != 0 && rt.error_code != strata::kafka_error::kTopicAlreadyExists) {
       die("CreateTopics: error " + std::to_string(rt.error_code));
     }
   }

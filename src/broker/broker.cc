@@ -324,7 +324,7 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
       // KIP-511: answer in v0 with UNSUPPORTED_VERSION and our versions, so the client
       // can retry with one we know.
       protocol::ApiVersionsResponse r;
-      r.error_code = 35;
+      r.error_code = kafka_error::kUnsupportedVersion;
       for (const ApiEntry& e : api_table()) {
         r.api_keys.push_back({e.key, e.versions.min, e.versions.max});
       }

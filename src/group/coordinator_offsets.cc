@@ -6,25 +6,6 @@
 
 namespace strata::group {
 
-namespace {
-
-// Kafka's mapping of append failures for offset commits (GroupMetadataManager.storeOffsets).
-int16_t commit_store_error(int16_t append_error) {
-  switch (append_error) {
-    case 0: return errc::kNone;
-    case 3:   // UNKNOWN_TOPIC_OR_PARTITION
-    case 56:  // KAFKA_STORAGE_ERROR
-      return errc::kCoordinatorNotAvailable;
-    case 10:  // MESSAGE_TOO_LARGE
-    case 18:  // RECORD_LIST_TOO_LARGE
-      return 28;  // INVALID_COMMIT_OFFSET_SIZE
-    default:
-      return append_error;
-  }
-}
-
-}  // namespace
-
 void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartition> partitions,
                               std::function<void(std::vector<int16_t>)> done) {
   auto all = [&](int16_t e) { done(std::vector<int16_t>(partitions.size(), e)); };

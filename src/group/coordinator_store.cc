@@ -11,9 +11,9 @@ namespace {
 // record too large -> UNKNOWN_SERVER_ERROR.
 int16_t group_store_error(int16_t append_error) {
   switch (append_error) {
-    case 0: return errc::kNone;
-    case 3:   // UNKNOWN_TOPIC_OR_PARTITION
-    case 56:  // KAFKA_STORAGE_ERROR
+    case errc::kNone: return errc::kNone;
+    case errc::kUnknownTopicOrPartition:
+    case errc::kKafkaStorageError:
       return errc::kCoordinatorNotAvailable;
     default:
       return errc::kUnknownServerError;

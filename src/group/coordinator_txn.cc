@@ -53,9 +53,7 @@ void GroupCoordinator::txn_commit(TxnCommitRequest r,
        partitions = std::move(r.partitions), done = std::move(done)](int16_t error) mutable {
         // Kafka's mapping for offset appends (storeOffsets), and the producer's errors
         // as the partition gave them.
-        int16_t e = error;
-        if (error == 3 || error == 56) e = errc::kCoordinatorNotAvailable;
-        if (error == 10 || error == 18) e = 28;  // INVALID_COMMIT_OFFSET_SIZE
+        const int16_t e = commit_store_error(error);
         if (e != 0) {
           // Not written: these offsets are not part of the transaction after all.
           auto it = g->pending_txn_offsets.find(pid);

@@ -1,27 +1,29 @@
-// The Kafka error codes the group coordinator answers with (the protocol's numbers).
+// The Kafka error codes the group coordinator answers with: `errc::kXxx` is the table's
+// `kafka_error::kXxx` (common/kafka_errors.h, where every number is declared).
 #pragma once
 
 #include <cstdint>
 
-namespace strata::group::errc {
-inline constexpr int16_t kNone = 0;
-inline constexpr int16_t kUnknownServerError = -1;
-inline constexpr int16_t kUnknownTopicOrPartition = 3;
-inline constexpr int16_t kOffsetMetadataTooLarge = 12;
-inline constexpr int16_t kCoordinatorLoadInProgress = 14;
-inline constexpr int16_t kCoordinatorNotAvailable = 15;
-inline constexpr int16_t kNotCoordinator = 16;
-inline constexpr int16_t kIllegalGeneration = 22;
-inline constexpr int16_t kInconsistentGroupProtocol = 23;
-inline constexpr int16_t kInvalidGroupId = 24;
-inline constexpr int16_t kUnknownMemberId = 25;
-inline constexpr int16_t kInvalidSessionTimeout = 26;
-inline constexpr int16_t kRebalanceInProgress = 27;
-inline constexpr int16_t kNonEmptyGroup = 68;
-inline constexpr int16_t kGroupIdNotFound = 69;
-inline constexpr int16_t kMemberIdRequired = 79;
-inline constexpr int16_t kGroupMaxSizeReached = 81;
-inline constexpr int16_t kFencedInstanceId = 82;
-inline constexpr int16_t kUnstableOffsetCommit = 88;
-inline constexpr int16_t kGroupSubscribedToTopic = 86;
-}  // namespace strata::group::errc
+#include "common/kafka_errors.h"
+
+namespace strata::group {
+namespace errc = ::strata::kafka_error;
+
+// Kafka's mapping of append failures for offset commits (GroupMetadataManager.storeOffsets),
+// plain and transactional: transient storage trouble -> COORDINATOR_NOT_AVAILABLE (the
+// client retries), a record too large -> INVALID_COMMIT_OFFSET_SIZE, anything else as the
+// partition gave it.
+constexpr int16_t commit_store_error(int16_t append_error) {
+  switch (append_error) {
+    case errc::kUnknownTopicOrPartition:
+    case errc::kKafkaStorageError:
+      return errc::kCoordinatorNotAvailable;
+    case errc::kMessageTooLarge:
+    case errc::kRecordListTooLarge:
+      return errc::kInvalidCommitOffsetSize;
+    default:
+      return append_error;
+  }
+}
+
+}  // namespace strata::group

@@ -14,9 +14,25 @@ int16_t kafka_error_code(RecordErrc e) {
     case RecordErrc::kUnknownCodec:
       return kKafkaUnsupportedCompressionType;
     // Intact bytes that break the format's rules: Kafka's InvalidRecordException.
-    default:
+    case RecordErrc::kRecordCountNegative:
+    case RecordErrc::kRecordCountMismatch:
+    case RecordErrc::kLastOffsetDeltaMismatch:
+    case RecordErrc::kOffsetDeltaNotSequential:
+    case RecordErrc::kRecordLengthPastEnd:
+    case RecordErrc::kRecordLengthMismatch:
+    case RecordErrc::kVarintOverflow:
+    case RecordErrc::kBadFieldLength:
+    case RecordErrc::kTrailingBytes:
+    case RecordErrc::kDecompressFailed:
+    case RecordErrc::kDecompressTooLarge:
+    case RecordErrc::kCompressFailed:
+    case RecordErrc::kEmptyBatch:
+    case RecordErrc::kBadControlRecord:
+    case RecordErrc::kBadWrapper:
+    case RecordErrc::kMissingKey:
       return kKafkaInvalidRecord;
   }
+  return kKafkaInvalidRecord;  // not a RecordErrc value
 }
 
 const char* to_string(RecordErrc e) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "common/kafka_errors.h"
+
 namespace strata::record {
 
 enum class RecordErrc : uint8_t {
@@ -33,11 +35,14 @@ enum class RecordErrc : uint8_t {
   kMissingKey,              // a record without a key for a compacted topic
 };
 
-// Kafka's error codes (protocol error numbers).
-inline constexpr int16_t kKafkaCorruptMessage = 2;
-inline constexpr int16_t kKafkaInvalidRecord = 87;
-inline constexpr int16_t kKafkaUnsupportedCompressionType = 76;
+// The Kafka error codes a batch's errors map to (numbers in common/kafka_errors.h).
+inline constexpr int16_t kKafkaCorruptMessage = kafka_error::kCorruptMessage;
+inline constexpr int16_t kKafkaInvalidRecord = kafka_error::kInvalidRecord;
+inline constexpr int16_t kKafkaUnsupportedCompressionType =
+    kafka_error::kUnsupportedCompressionType;
 
+// Exhaustive over RecordErrc (no default): a new reason does not compile until it is
+// given its Kafka code.
 int16_t kafka_error_code(RecordErrc e);
 const char* to_string(RecordErrc e);
 

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/kafka_errors.h"
 #include "common/types.h"
 #include "record/batch_view.h"
 
@@ -23,11 +24,11 @@ namespace strata::storage {
 
 // Why a client's idempotent batch is refused; the values are Kafka's error codes.
 enum class ProducerErrc : int16_t {
-  kNone = 0,
-  kOutOfOrderSequence = 45,   // OUT_OF_ORDER_SEQUENCE_NUMBER
-  kInvalidProducerEpoch = 47, // INVALID_PRODUCER_EPOCH (an older, fenced producer)
-  kInvalidTxnState = 48,      // INVALID_TXN_STATE (non-transactional data in a transaction)
-  kTransactionCoordinatorFenced = 52,  // TRANSACTION_COORDINATOR_FENCED (older coordinator)
+  kNone = kafka_error::kNone,
+  kOutOfOrderSequence = kafka_error::kOutOfOrderSequenceNumber,
+  kInvalidProducerEpoch = kafka_error::kInvalidProducerEpoch,  // an older, fenced producer
+  kInvalidTxnState = kafka_error::kInvalidTxnState,  // non-transactional data in a transaction
+  kTransactionCoordinatorFenced = kafka_error::kTransactionCoordinatorFenced,  // older coordinator
 };
 
 // Kafka's AppendOrigin, for the producer checks of an append: a client's batches get them

@@ -13,10 +13,6 @@ using namespace protocol;
 
 namespace {
 
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kLeaderNotAvailable = 5;
-constexpr int16_t kCoordinatorLoadInProgress = 14;
-constexpr int16_t kCoordinatorNotAvailable = 15;
 constexpr int8_t kGroupKeyType = 0;
 constexpr auto kCoordinatorRetry = std::chrono::milliseconds(100);
 
@@ -136,9 +132,9 @@ std::map<PartitionKey, OffsetAnswer> list_offsets(const MetadataResponse& metada
         }
       }
       if (p == nullptr) {
-        result[{topic, id}].error = kafka_error_name(kUnknownTopicOrPartition);
+        result[{topic, id}].error = kafka_error_name(kafka_error::kUnknownTopicOrPartition);
       } else if (p->leader_id < 0) {
-        result[{topic, id}].error = kafka_error_name(kLeaderNotAvailable);
+        result[{topic, id}].error = kafka_error_name(kafka_error::kLeaderNotAvailable);
       } else {
         by_leader[p->leader_id][topic].push_back(id);
       }
@@ -172,8 +168,8 @@ Result<Node, CommandError> find_group_coordinator(KafkaClient& client, const std
     auto a = ask_coordinator(client, group);
     if (!a) return fail(a.error());
     if (a->error == 0) return a->node;
-    const bool retriable =
-        a->error == kCoordinatorNotAvailable || a->error == kCoordinatorLoadInProgress;
+    const bool retriable = a->error == kafka_error::kCoordinatorNotAvailable ||
+                           a->error == kafka_error::kCoordinatorLoadInProgress;
     if (!retriable || std::chrono::steady_clock::now() + kCoordinatorRetry > deadline) {
       return fail(kafka_error(a->error, a->message));
     }

@@ -17,13 +17,12 @@ using namespace protocol;
 namespace {
 
 constexpr const char* kClientId = "strata-group";
-constexpr int16_t kCoordinatorLoadInProgress = 14;
 constexpr auto kLoadRetry = std::chrono::milliseconds(100);
 
 // A coordinator still replaying __consumer_offsets answers COORDINATOR_LOAD_IN_PROGRESS:
 // wait and ask again until `deadline`. True when the caller should ask again.
 bool wait_if_loading(int16_t error, std::chrono::steady_clock::time_point deadline) {
-  if (error != kCoordinatorLoadInProgress) return false;
+  if (error != kafka_error::kCoordinatorLoadInProgress) return false;
   if (std::chrono::steady_clock::now() + kLoadRetry > deadline) return false;
   std::this_thread::sleep_for(kLoadRetry);
   return true;

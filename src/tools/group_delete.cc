@@ -13,20 +13,19 @@ namespace strata::tools {
 
 namespace {
 
-struct ErrorText {
-  int16_t code;
-  const char* text;
-};
-// Kafka's exception messages for the errors DeleteGroups answers.
-constexpr ErrorText kDeleteErrors[] = {
-    {15, "The coordinator is not available."}, {24, "The configured groupId is invalid."},
-    {30, "Group authorization failed."},       {68, "The group is not empty."},
-    {69, "The group id does not exist."},
+// The errors DeleteGroups answers whose text Kafka's tool shows: the exception's (Kafka's
+// default) message.
+constexpr int16_t kDeleteErrors[] = {
+    kafka_error::kCoordinatorNotAvailable,  kafka_error::kInvalidGroupId,
+    kafka_error::kGroupAuthorizationFailed, kafka_error::kNonEmptyGroup,
+    kafka_error::kGroupIdNotFound,
 };
 
 std::string delete_error(int16_t code) {
-  for (const ErrorText& e : kDeleteErrors) {
-    if (e.code == code) return kafka_error(code, std::string(e.text)).message;
+  for (const int16_t known : kDeleteErrors) {
+    if (known == code) {
+      return kafka_error(code, std::string(kafka_error_info(code)->message)).message;
+    }
   }
   return kafka_error(code).message;
 }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/kafka_errors.h"
 #include "common/result.h"
 #include "protocol/message.h"
 
@@ -42,8 +43,8 @@ struct HostPort {
 // "host:port", "[v6addr]:port". Fails on a missing or out-of-range port.
 Result<HostPort, std::string> parse_host_port(std::string_view text);
 
-// Kafka's name for an error code ("TOPIC_ALREADY_EXISTS"), "UNKNOWN_ERROR_CODE_<n>" for
-// a code this table does not know.
+// Kafka's name for an error code ("TOPIC_ALREADY_EXISTS", from common/kafka_errors.h),
+// "UNKNOWN_ERROR_CODE_<n>" for a code the table does not know.
 std::string kafka_error_name(int16_t code);
 
 // Kafka's protocol name of an API key ("CreatePartitions"), or "ApiKey<n>".

@@ -25,8 +25,6 @@ namespace {
 
 using namespace protocol;
 
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kTopicAlreadyExists = 36;
 constexpr int8_t kTopicResource = 2;
 constexpr int8_t kDefaultConfigSource = 5;  // DescribeConfigs' DEFAULT_CONFIG
 constexpr int8_t kOpSet = 0;
@@ -101,7 +99,7 @@ Status create_topic(KafkaClient& client, const TopicArgs& args, std::ostream& ou
   auto r = client.call<CreateTopicsResponse>(request);
   if (!r) return fail(client_error(r.error()));
   for (const auto& t : r->topics) {
-    if (t.error_code == kTopicAlreadyExists && args.if_not_exists) return {};
+    if (t.error_code == kafka_error::kTopicAlreadyExists && args.if_not_exists) return {};
     if (t.error_code != 0) return fail(kafka_error(t.error_code, t.error_message));
   }
   out << "Created topic " << args.topic << ".\n";
@@ -127,7 +125,7 @@ Status delete_topic(KafkaClient& client, const TopicArgs& args) {
   auto r = client.call<DeleteTopicsResponse>(request);
   if (!r) return fail(client_error(r.error()));
   for (const auto& t : r->responses) {
-    if (t.error_code == kUnknownTopicOrPartition) {
+    if (t.error_code == kafka_error::kUnknownTopicOrPartition) {
       if (args.if_exists) return {};
       return fail(missing_topic(args.topic));
     }
@@ -144,7 +142,7 @@ Status alter_partitions(KafkaClient& client, const TopicArgs& args) {
   auto r = client.call<CreatePartitionsResponse>(request);
   if (!r) return fail(client_error(r.error()));
   for (const auto& t : r->results) {
-    if (t.error_code == kUnknownTopicOrPartition) {
+    if (t.error_code == kafka_error::kUnknownTopicOrPartition) {
       if (args.if_exists) return {};
       return fail(missing_topic(args.topic));
     }
@@ -173,7 +171,7 @@ Status alter_config(KafkaClient& client, const TopicArgs& args, std::ostream& ou
   auto r = client.call<IncrementalAlterConfigsResponse>(request);
   if (!r) return fail(client_error(r.error()));
   for (const auto& res : r->responses) {
-    if (res.error_code == kUnknownTopicOrPartition && args.if_exists) return {};
+    if (res.error_code == kafka_error::kUnknownTopicOrPartition && args.if_exists) return {};
     if (res.error_code != 0) return fail(kafka_error(res.error_code, res.error_message));
   }
   out << "Completed updating config for topic " << args.topic << ".\n";

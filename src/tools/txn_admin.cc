@@ -18,12 +18,6 @@ using namespace protocol;
 namespace {
 
 constexpr const char* kClientId = "strata-txn";
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kLeaderNotAvailable = 5;
-constexpr int16_t kCoordinatorLoadInProgress = 14;
-constexpr int16_t kCoordinatorNotAvailable = 15;
-constexpr int16_t kNotCoordinator = 16;
-constexpr int16_t kTransactionalIdNotFound = 105;
 constexpr int8_t kTransactionKeyType = 1;
 constexpr auto kRetryBackoff = std::chrono::milliseconds(100);
 
@@ -32,8 +26,9 @@ using Clock = std::chrono::steady_clock;
 // Waits before asking again while the broker answers a retriable coordinator error and
 // `deadline` allows; false when the caller should give up.
 bool wait_to_retry(int16_t error, Clock::time_point deadline) {
-  const bool retriable = error == kCoordinatorLoadInProgress || error == kCoordinatorNotAvailable ||
-                         error == kNotCoordinator;
+  const bool retriable = error == kafka_error::kCoordinatorLoadInProgress ||
+                         error == kafka_error::kCoordinatorNotAvailable ||
+                         error == kafka_error::kNotCoordinator;
   if (!retriable || Clock::now() + kRetryBackoff > deadline) return false;
   std::this_thread::sleep_for(kRetryBackoff);
   return true;
@@ -121,11 +116,11 @@ Result<int32_t, CommandError> TxnAdmin::leader_of(const std::string& topic, int3
     if (!t.name || *t.name != topic) continue;
     for (const auto& p : t.partitions) {
       if (p.partition_index != partition) continue;
-      if (p.leader_id < 0) return fail(kafka_error(kLeaderNotAvailable));
+      if (p.leader_id < 0) return fail(kafka_error(kafka_error::kLeaderNotAvailable));
       return p.leader_id;
     }
   }
-  return fail(kafka_error(kUnknownTopicOrPartition));
+  return fail(kafka_error(kafka_error::kUnknownTopicOrPartition));
 }
 
 Result<KafkaClient*, CommandError> TxnAdmin::node(const Node& n) {
@@ -180,7 +175,8 @@ Result<std::vector<TxnListingRow>, CommandError> TxnAdmin::list(const TxnListFil
       request.duration_filter = filter.duration_ms;
       auto r = (*client)->call<ListTransactionsResponse>(request);
       if (!r) return fail(client_error(r.error()));
-      if (r->error_code == kCoordinatorLoadInProgress && wait_to_retry(r->error_code, deadline)) {
+      if (r->error_code == kafka_error::kCoordinatorLoadInProgress &&
+          wait_to_retry(r->error_code, deadline)) {
         continue;
       }
       if (r->error_code != 0) {
@@ -221,7 +217,9 @@ Result<std::optional<TxnDescriptionRow>, CommandError> TxnAdmin::describe(
                                transactional_id + "'"});
     }
     if (s->error_code == 0) return std::optional(description_of(*s, where->id));
-    if (s->error_code == kTransactionalIdNotFound) return std::optional<TxnDescriptionRow>();
+    if (s->error_code == kafka_error::kTransactionalIdNotFound) {
+      return std::optional<TxnDescriptionRow>();
+    }
     if (!wait_to_retry(s->error_code, deadline)) return fail(kafka_error(s->error_code));
   }
 }

@@ -36,10 +36,6 @@ using namespace strata::compat;
 
 namespace {
 
-constexpr int16_t kUnknownTopicOrPartition = 3;
-constexpr int16_t kFetchSessionIdNotFound = 70;
-constexpr int16_t kInvalidFetchSessionEpoch = 71;
-constexpr int16_t kFetchSessionTopicIdError = 106;
 const std::string kTopic = "sessions";
 const std::string kOther = "sessions-ids";
 
@@ -246,20 +242,21 @@ void session_walk(KafkaClient& c, const tools::HostPort& at) {
 
   inc.epoch = 9;
   a = inc.send(c);
-  check(a.error == kInvalidFetchSessionEpoch && a.parts.empty(),
+  check(a.error == kafka_error::kInvalidFetchSessionEpoch && a.parts.empty(),
         "epoch 9 where 6 is due: INVALID_FETCH_SESSION_EPOCH: " + a.show());
   inc.epoch = 6;
   inc.partitions = {{0, 0}, {7, 0}};  // partition 0 again, and one that does not exist
   a = inc.send(c);
   check(a.error == 0 && a.session_id == id && partitions_of(a) == std::vector<int32_t>{0, 7} &&
-            a.parts[0].high_watermark == 14 && a.parts[1].error == kUnknownTopicOrPartition,
+            a.parts[0].high_watermark == 14 &&
+            a.parts[1].error == kafka_error::kUnknownTopicOrPartition,
         "the right epoch still works after the refused one; re-added partition 0 and an "
         "unknown partition 7 answered: " + a.show());
   inc.epoch = 7;
   inc.partitions = {};
   a = inc.send(c);
   check(a.error == 0 && partitions_of(a) == std::vector<int32_t>{7, 0} &&
-            a.parts[0].error == kUnknownTopicOrPartition,
+            a.parts[0].error == kafka_error::kUnknownTopicOrPartition,
         "an erroring partition is answered every time; partition 0 (cached offset 0) again, "
         "now last, as it returned records: " +
             a.show());
@@ -291,7 +288,7 @@ void session_walk(KafkaClient& c, const tools::HostPort& at) {
   wrong.session_id = id;
   wrong.epoch = inc.epoch;
   a = wrong.send(c);
-  check(a.error == kFetchSessionTopicIdError,
+  check(a.error == kafka_error::kFetchSessionTopicIdError,
         "v13 (topic ids) on a session opened in v12: FETCH_SESSION_TOPIC_ID_ERROR: " + a.show());
 
   Fetch<12> close;
@@ -303,7 +300,7 @@ void session_walk(KafkaClient& c, const tools::HostPort& at) {
         "epoch -1 closes the session and fetches without one: " + a.show());
   inc.max_bytes = 50 << 20;
   a = inc.send(c);
-  check(a.error == kFetchSessionIdNotFound && a.session_id == 0,
+  check(a.error == kafka_error::kFetchSessionIdNotFound && a.session_id == 0,
         "the closed session is gone: FETCH_SESSION_ID_NOT_FOUND: " + a.show());
 
   Fetch<12> twice;
@@ -358,7 +355,7 @@ void topic_id_session(KafkaClient& c) {
   by_name.session_id = a.session_id;
   by_name.epoch = 2;
   b = by_name.send(c);
-  check(b.error == kFetchSessionTopicIdError,
+  check(b.error == kafka_error::kFetchSessionTopicIdError,
         "v12 (names) on a topic-id session: FETCH_SESSION_TOPIC_ID_ERROR: " + b.show());
 }
 

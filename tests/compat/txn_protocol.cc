@@ -46,13 +46,6 @@ using namespace strata::compat;
 
 namespace {
 
-constexpr int16_t kNone = 0;
-constexpr int16_t kInvalidRecord = 87;
-constexpr int16_t kInvalidProducerEpoch = 47;
-constexpr int16_t kInvalidTxnState = 48;
-constexpr int16_t kInvalidTransactionTimeout = 50;
-constexpr int16_t kTransactionCoordinatorFenced = 52;
-constexpr int16_t kProducerFenced = 90;
 constexpr int32_t kTxnTimeoutMs = 60000;
 constexpr int64_t kMinuteMs = 60 * 1000;
 
@@ -208,7 +201,7 @@ class Session {
 
 Pid init_ok(Session& s, const std::string& id) {
   auto r = s.init(id, kTxnTimeoutMs);
-  check(r.error_code == kNone && r.producer_id >= 0,
+  check(r.error_code == kafka_error::kNone && r.producer_id >= 0,
         "InitProducerId '" + id + "': producer " + std::to_string(r.producer_id) + " epoch " +
             std::to_string(r.producer_epoch) + " (" + err(r.error_code) + ")");
   return {r.producer_id, r.producer_epoch};
@@ -218,9 +211,10 @@ Pid init_ok(Session& s, const std::string& id) {
 void transaction_v2(Session& s) {
   const std::string id = "proto-tv2";
   const Pid p = init_ok(s, id);
-  check(s.add(id, p, 0) == kNone, "AddPartitionsToTxn v3: partition 0 joins the transaction");
+  check(s.add(id, p, 0) == kafka_error::kNone,
+        "AddPartitionsToTxn v3: partition 0 joins the transaction");
   auto [error, base] = s.produce(id, 0, Session::txn_batch(p, now_ms(), {"a", "b"}));
-  check(error == kNone && base == 0,
+  check(error == kafka_error::kNone && base == 0,
         "Produce: a transactional batch (sequence 0) at offset 0 (" + err(error) + ")");
   auto open = s.producer(0, p.id);
   check(open && open->current_txn_start_offset == 0,
@@ -229,7 +223,8 @@ void transaction_v2(Session& s) {
 
   auto end = s.end<5>(id, p, true);
   const Pid next{p.id, int16_t(p.epoch + 1)};
-  check(end.error_code == kNone && end.producer_id == p.id && end.producer_epoch == next.epoch,
+  check(end.error_code == kafka_error::kNone && end.producer_id == p.id &&
+            end.producer_epoch == next.epoch,
         "EndTxn v5 commit: answers the same producer id at epoch+1 (" + err(end.error_code) +
             ", epoch " + std::to_string(end.producer_epoch) + ")");
   auto d = s.settled(id);
@@ -243,17 +238,19 @@ void transaction_v2(Session& s) {
         "the last stable offset is the high watermark again");
 
   end = s.end<5>(id, p, true);
-  check(end.error_code == kNone && end.producer_id == p.id && end.producer_epoch == next.epoch,
+  check(end.error_code == kafka_error::kNone && end.producer_id == p.id &&
+            end.producer_epoch == next.epoch,
         "a retried EndTxn v5 commit with the old epoch: success, the same new epoch (" +
             err(end.error_code) + ", epoch " + std::to_string(end.producer_epoch) + ")");
   end = s.end<5>(id, p, false);
-  check(end.error_code == kInvalidTxnState,
+  check(end.error_code == kafka_error::kInvalidTxnState,
         "a retried EndTxn v5 with the old epoch asking to abort: INVALID_TXN_STATE (" +
             err(end.error_code) + ")");
 
-  check(s.add(id, next, 0) == kNone, "AddPartitionsToTxn v3 with epoch+1: the next transaction");
+  check(s.add(id, next, 0) == kafka_error::kNone,
+        "AddPartitionsToTxn v3 with epoch+1: the next transaction");
   end = s.end<5>(id, p, true);
-  check(end.error_code == kProducerFenced,
+  check(end.error_code == kafka_error::kProducerFenced,
         "a delayed EndTxn v5 with the old epoch: PRODUCER_FENCED (" + err(end.error_code) + ")");
   d = s.describe(id);
   check(d.transaction_state == "Ongoing" && d.producer_epoch == next.epoch,
@@ -270,7 +267,8 @@ void transaction_v2(Session& s) {
       }
     }
   }
-  check(v.error_code == kNone && in == kNone && out == kInvalidTxnState,
+  check(v.error_code == kafka_error::kNone && in == kafka_error::kNone &&
+            out == kafka_error::kInvalidTxnState,
         "AddPartitionsToTxn v4 verify_only: 0 for partition 0 (in the transaction), "
         "INVALID_TXN_STATE for partition 1 (" +
             err(in) + ", " + err(out) + ")");
@@ -279,7 +277,7 @@ void transaction_v2(Session& s) {
         "verify_only added nothing to the transaction");
 
   end = s.end<5>(id, next, false);
-  check(end.error_code == kNone && end.producer_epoch == next.epoch + 1,
+  check(end.error_code == kafka_error::kNone && end.producer_epoch == next.epoch + 1,
         "EndTxn v5 abort of the next transaction: epoch+2 (" + err(end.error_code) + ")");
   s.settled(id);
 }
@@ -292,10 +290,10 @@ Pid transaction_v1(Session& s) {
   const Pid p = init_ok(s, id);
   check(p.id == old.id && p.epoch == old.epoch + 1, "a second InitProducerId bumps the epoch");
   auto end = s.end<3>(id, old, true);
-  check(end.error_code == kProducerFenced,
+  check(end.error_code == kafka_error::kProducerFenced,
         "EndTxn v3 with the stale epoch: PRODUCER_FENCED (" + err(end.error_code) + ")");
   end = s.end<1>(id, old, true);
-  check(end.error_code == kInvalidProducerEpoch,
+  check(end.error_code == kafka_error::kInvalidProducerEpoch,
         "EndTxn v1 with the stale epoch: INVALID_PRODUCER_EPOCH (" + err(end.error_code) + ")");
   return p;
 }
@@ -304,31 +302,33 @@ Pid transaction_v1(Session& s) {
 // partition; the transaction then ends at the coordinator as usual.
 void markers(Session& s, Pid p) {
   const std::string id = "proto-tv1";
-  check(s.add(id, p, 1) == kNone, "AddPartitionsToTxn v3: partition 1");
+  check(s.add(id, p, 1) == kafka_error::kNone, "AddPartitionsToTxn v3: partition 1");
   auto [error, base] = s.produce(id, 1, Session::txn_batch(p, now_ms(), {"x"}));
-  check(error == kNone, "Produce: a transactional batch to partition 1 (" + err(error) + ")");
+  check(error == kafka_error::kNone,
+        "Produce: a transactional batch to partition 1 (" + err(error) + ")");
   auto open = s.producer(1, p.id);
   check(open && open->current_txn_start_offset == base,
         "DescribeProducers: the transaction is open at offset " + std::to_string(base));
 
   int16_t e = s.marker(1, p, 0, true);
-  check(e == kNone, "WriteTxnMarkers v1 COMMIT for partition 1: written (" + err(e) + ")");
+  check(e == kafka_error::kNone,
+        "WriteTxnMarkers v1 COMMIT for partition 1: written (" + err(e) + ")");
   open = s.producer(1, p.id);
   check(open && open->current_txn_start_offset == -1 && open->coordinator_epoch == 0,
         "the partition's transaction is over; the marker's coordinator epoch 0 is recorded");
   check(s.latest(1, true) == s.latest(1, false) && s.latest(1, false) == base + 2,
         "the last stable offset is the high watermark, past the marker");
   e = s.marker(1, {p.id, int16_t(p.epoch - 1)}, 0, false);
-  check(e == kInvalidProducerEpoch,
+  check(e == kafka_error::kInvalidProducerEpoch,
         "WriteTxnMarkers with an older producer epoch: INVALID_PRODUCER_EPOCH (" + err(e) + ")");
   e = s.marker(1, p, -1, false);
-  check(e == kTransactionCoordinatorFenced,
+  check(e == kafka_error::kTransactionCoordinatorFenced,
         "WriteTxnMarkers with an older coordinator epoch: TRANSACTION_COORDINATOR_FENCED (" +
             err(e) + ")");
   check(s.latest(1, false) == base + 2, "neither wrote anything");
 
   auto end = s.end<3>(id, p, true);
-  check(end.error_code == kNone,
+  check(end.error_code == kafka_error::kNone,
         "EndTxn v3 commits the transaction at the coordinator (" + err(end.error_code) + ")");
   check(s.settled(id).transaction_state == "CompleteCommit", "CompleteCommit");
 
@@ -339,19 +339,20 @@ void markers(Session& s, Pid p) {
   o.timestamp_ms = now_ms();
   const int64_t high = s.latest(1, false);
   auto [control_error, control_base] = s.produce(id, 1, record::build_end_txn_batch(marker, o));
-  check(control_error == kInvalidRecord && s.latest(1, false) == high,
+  check(control_error == kafka_error::kInvalidRecord && s.latest(1, false) == high,
         "Produce of a control batch (a COMMIT marker): INVALID_RECORD, nothing written (" +
             err(control_error) + ")");
 }
 
 void timeouts(Session& s, int32_t max_timeout_ms) {
   auto r = s.init("proto-timeout", max_timeout_ms + 1);
-  check(r.error_code == kInvalidTransactionTimeout,
+  check(r.error_code == kafka_error::kInvalidTransactionTimeout,
         "InitProducerId with a timeout over transaction.max.timeout.ms: "
         "INVALID_TRANSACTION_TIMEOUT (" +
             err(r.error_code) + ")");
   r = s.init("proto-timeout", max_timeout_ms);
-  check(r.error_code == kNone, "InitProducerId with transaction.max.timeout.ms itself: accepted");
+  check(r.error_code == kafka_error::kNone,
+        "InitProducerId with transaction.max.timeout.ms itself: accepted");
 }
 
 // A transaction its coordinator never heard of (no AddPartitionsToTxn): how hanging
@@ -361,7 +362,7 @@ void leave_hanging(Session& s) {
   const Pid p = init_ok(s, id);
   auto [error, base] =
       s.produce(id, 1, Session::txn_batch(p, now_ms() - 20 * kMinuteMs, {"hanging"}));
-  if (error != kNone) {
+  if (error != kafka_error::kNone) {
     std::cout << "NO-HANGING " << err(error) << std::endl;
     return;
   }

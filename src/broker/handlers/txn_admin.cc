@@ -14,8 +14,6 @@ using namespace protocol;
 
 namespace {
 
-constexpr int16_t kInvalidRegularExpression = 128;
-
 // Kafka's state names, from the one table in txn/records.
 bool known_state(const std::string& name) {
   for (int8_t b = 0;; ++b) {
@@ -64,7 +62,7 @@ asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broke
     try {
       pattern.emplace(*request.transactional_id_pattern);
     } catch (const std::regex_error&) {
-      r.error_code = kInvalidRegularExpression;
+      r.error_code = kafka_error::kInvalidRegularExpression;
       co_return r;
     }
   }

@@ -16,8 +16,6 @@ using namespace protocol;
 
 namespace {
 
-constexpr int16_t kOperationNotAttempted = 55;
-
 using TopicParts = std::vector<txn::TxnTopicPartitions>;
 
 asio::awaitable<int16_t> add_to_txn(Broker& broker, const std::string& id, int64_t pid,
@@ -54,7 +52,7 @@ std::vector<AddPartitionsToTxnResponse::TopicResult> results(
     tr.name = t.name;
     auto info = broker.topics().get(t.name);
     for (int32_t p : t.partitions) {
-      int16_t e = kOperationNotAttempted;
+      int16_t e = kafka_error::kOperationNotAttempted;
       if (all) {
         e = *all;
       } else if (!(info && p >= 0 && p < info->partitions)) {
