@@ -18,7 +18,8 @@ asio::awaitable<InitProducerIdResponse> handle_init_producer_id(Broker& broker, 
     co_return co_await handle_transactional_init(broker, ctx, request);
   }
   InitProducerIdResponse r;
-  auto id = broker.producer_ids().next();
+  // Reserving a new block of ids fsyncs a file: on the blocking pool, not this event loop.
+  auto id = co_await broker.blocking([&broker] { return broker.producer_ids().next(); });
   if (!id) {
     spdlog::error("InitProducerId: {}", id.error());
     r.error_code = kafka_error::kUnknownServerError;
