@@ -94,7 +94,7 @@ TEST(KafkaErrors, EnumConstantsAndTableAgree) {
   static_assert(kafka_error::kUnknownTopicId == 100);
   static_assert(kafka_error::kInvalidTopic == 17);
   static_assert(code_of(KafkaError::kNotCoordinator) == kafka_error::kNotCoordinator);
-  static_assert(kafka_error_name(kafka_error::kProducerFenced) == "PRODUCER_FENCED");
+  EXPECT_EQ(kafka_error_name(kafka_error::kProducerFenced), "PRODUCER_FENCED");  // not constexpr under UBSan
   for (const KafkaErrorInfo& e : kKafkaErrors) {
     EXPECT_EQ(kafka_error_info(e.code), &e);
     EXPECT_EQ(&kafka_error_info(KafkaError(e.code)), &e);
