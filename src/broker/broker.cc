@@ -167,23 +167,31 @@ void Broker::start_txns() {
   }
 }
 
-asio::awaitable<bool> Broker::ensure_txn_topic() {
-  if (txn_topic_ready_.load(std::memory_order_acquire)) co_return true;
-  if (!topics_.get(txn::kTransactionTopic)) {
-    // Kafka's settings for the internal topic: compacted, its own segment size.
+// Kafka's settings for an internal topic: compacted, its own segment size, uncompressed
+// as its coordinator wrote it. Created on first use; once it exists, one atomic load
+// (every group and transaction request asks).
+asio::awaitable<bool> Broker::ensure_internal_topic(const std::string& name, int32_t partitions,
+                                                    int32_t segment_bytes, std::atomic<bool>& ready) {
+  if (ready.load(std::memory_order_acquire)) co_return true;
+  if (!topics_.get(name)) {
     const std::map<std::string, std::string> configs = {
         {"cleanup.policy", "compact"},
         {"compression.type", "producer"},
-        {"segment.bytes", std::to_string(config_.txns.state_log_segment_bytes)}};
-    const std::string name = txn::kTransactionTopic;
-    auto created = co_await create_topic(name, txns_->partitions(), configs, false);
+        {"segment.bytes", std::to_string(segment_bytes)}};
+    auto created = co_await create_topic(name, partitions, configs, false);
     if (!created && created.error().first != kafka_error::kTopicAlreadyExists) {
-      spdlog::error("cannot create {}: {}", txn::kTransactionTopic, created.error().second);
+      spdlog::error("cannot create {}: {}", name, created.error().second);
     }
   }
-  const bool ready = topics_.get(txn::kTransactionTopic).has_value();
-  if (ready) txn_topic_ready_.store(true, std::memory_order_release);
-  co_return ready;
+  const bool exists = topics_.get(name).has_value();
+  if (exists) ready.store(true, std::memory_order_release);
+  co_return exists;
+}
+
+asio::awaitable<bool> Broker::ensure_txn_topic() {
+  const std::string name = txn::kTransactionTopic;
+  co_return co_await ensure_internal_topic(name, txns_->partitions(),
+                                           int32_t(config_.txns.state_log_segment_bytes), txn_topic_ready_);
 }
 
 size_t Broker::txn_partition_shard(int32_t partition) const {
@@ -194,26 +202,11 @@ size_t Broker::txn_shard(const std::string& transactional_id) const {
   return txn_partition_shard(txns_->partition_for(transactional_id));
 }
 
-// Called by every group request: once the topic exists, one atomic load (no lock, no
-// copy of the topic's metadata).
 asio::awaitable<bool> Broker::ensure_offsets_topic() {
-  if (offsets_topic_ready_.load(std::memory_order_acquire)) co_return true;
-  if (!topics_.get(group::kOffsetsTopic)) {
-    // Kafka's settings for the internal topic: compacted, offsets.topic.segment.bytes,
-    // uncompressed as the producer (the coordinator) wrote it.
-    const std::map<std::string, std::string> configs = {
-        {"cleanup.policy", "compact"},
-        {"compression.type", "producer"},
-        {"segment.bytes", std::to_string(config_.groups.offsets_topic_segment_bytes)}};
-    const std::string name = group::kOffsetsTopic;
-    auto created = co_await create_topic(name, groups_->partitions(), configs, false);
-    if (!created && created.error().first != kafka_error::kTopicAlreadyExists) {
-      spdlog::error("cannot create {}: {}", group::kOffsetsTopic, created.error().second);
-    }
-  }
-  const bool ready = topics_.get(group::kOffsetsTopic).has_value();
-  if (ready) offsets_topic_ready_.store(true, std::memory_order_release);
-  co_return ready;
+  const std::string name = group::kOffsetsTopic;
+  co_return co_await ensure_internal_topic(name, groups_->partitions(),
+                                           int32_t(config_.groups.offsets_topic_segment_bytes),
+                                           offsets_topic_ready_);
 }
 
 size_t Broker::offsets_partition_shard(int32_t partition) const {

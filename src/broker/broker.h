@@ -172,6 +172,8 @@ class Broker : public net::RequestHandler {
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
   asio::awaitable<void> write_checkpoints();
+  asio::awaitable<bool> ensure_internal_topic(const std::string& name, int32_t partitions,
+                                              int32_t segment_bytes, std::atomic<bool>& ready);
 
   BrokerConfig config_;
   Topics topics_;
