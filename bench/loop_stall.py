@@ -20,7 +20,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "compat"))
-from strata_broker import StrataBroker  # noqa: E402
+from strata_broker import StrataBroker, read_frame  # noqa: E402
 
 from confluent_kafka import KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
@@ -35,15 +35,6 @@ def api_versions_frame(correlation):
     return struct.pack(">i", len(body)) + body
 
 
-def recv_exact(sock, n):
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise RuntimeError("closed")
-        out += chunk
-    return out
-
 
 def probe(bootstrap, stop, samples):
     host, port = bootstrap.split(":")
@@ -53,8 +44,7 @@ def probe(bootstrap, stop, samples):
     while not stop.is_set():
         t0 = time.perf_counter()
         s.sendall(api_versions_frame(n))
-        size = struct.unpack(">i", recv_exact(s, 4))[0]
-        recv_exact(s, size)
+        read_frame(s)
         samples.append((time.perf_counter() - t0) * 1000)
         n += 1
         time.sleep(INTERVAL_S)

@@ -22,7 +22,7 @@ import time
 
 from confluent_kafka import Producer
 
-from strata_broker import StrataBroker, check
+from strata_broker import StrataBroker, check, read_frame
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 TOPIC = "golden"
@@ -238,8 +238,7 @@ def produce_v9(port, batch, partition):
     frame = struct.pack(">hhih", 0, 9, 99, len(client)) + client + b"\x00" + body
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(struct.pack(">i", len(frame)) + frame)
-        size = struct.unpack(">i", recv_exact(s, 4))[0]
-        r = Reader(recv_exact(s, size))
+        r = Reader(read_frame(s))
     # correlation id, header tags, [topic name, [index, error code, ...]]
     r.int(">i")
     r.tagged_fields()
@@ -258,15 +257,6 @@ def uvarint(n):
     out.append(n)
     return bytes(out)
 
-
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise EOFError("connection closed")
-        data += chunk
-    return data
 
 
 def read_partition(data_dir, partition):

@@ -27,7 +27,7 @@ import time
 
 from confluent_kafka import Consumer, Producer
 
-from strata_broker import StrataBroker, check
+from strata_broker import StrataBroker, check, read_frame
 
 RSS_MAX_MB = 250          # resident set of the broker, at any sample
 SLOWDOWN = 10 if os.environ.get("STRATA_SANITIZED") else 1  # set by scripts/test.sh for ASan
@@ -79,20 +79,10 @@ def fetch_v4(cid):
     return frame(header_v1(FETCH, 4, cid) + body)
 
 
-def recv_exact(sock, n):
-    out = b""
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise ConnectionError("closed")
-        out += chunk
-    return out
-
 
 def round_trip(sock, request, cid):
     sock.sendall(request)
-    size = struct.unpack(">i", recv_exact(sock, 4))[0]
-    body = recv_exact(sock, size)
+    body = read_frame(sock)
     return struct.unpack(">i", body[:4])[0] == cid
 
 
@@ -259,8 +249,7 @@ def main():
         for i, s in enumerate(drips_ok):
             s.settimeout(max(0.1, drip_deadline - time.time()))
             try:
-                size = struct.unpack(">i", recv_exact(s, 4))[0]
-                body = recv_exact(s, size)
+                body = read_frame(s)
                 answered += struct.unpack(">i", body[:4])[0] == 500 + i
             except OSError:
                 pass

@@ -23,7 +23,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka.record.default_records import DefaultRecordBatchBuilder
 
-from strata_broker import StrataBroker, check
+from strata_broker import StrataBroker, check, read_frame
 
 TOPIC = "pipelined"
 PARTITIONS = 4          # 0-2 take pipelined requests; 3 takes the background load
@@ -44,26 +44,13 @@ def frame(api_key, version, correlation, body):
     return struct.pack(">i", len(payload)) + payload
 
 
-def recv_exact(sock, n):
-    out = bytearray()
-    while len(out) < n:
-        chunk = sock.recv(n - len(out))
-        if not chunk:
-            raise RuntimeError("connection closed by the broker")
-        out += chunk
-    return bytes(out)
-
-
-def read_response(sock):
-    size = struct.unpack(">i", recv_exact(sock, 4))[0]
-    return recv_exact(sock, size)
 
 
 def init_producer_id(sock):
     """InitProducerId v0 with no transactional id: (producer id, epoch)."""
     body = struct.pack(">hi", -1, 60000)
     sock.sendall(frame(22, 0, 1, body))
-    r = read_response(sock)
+    r = read_frame(sock)
     _corr, _throttle, error, pid, epoch = struct.unpack(">iihqh", r[:20])
     if error != 0:
         raise RuntimeError("InitProducerId error %d" % error)
@@ -133,7 +120,7 @@ def run_connection(bootstrap, conn_id, round_no, idempotent, results, errors):
         sock.sendall(bytes(wire))  # every request in one write
         answers = []
         for i in range(REQUESTS):
-            corr, parts = parse_produce_v7(read_response(sock))
+            corr, parts = parse_produce_v7(read_frame(sock))
             answers.append((corr, parts))
         sock.close()
         results[conn_id] = (sent, answers)

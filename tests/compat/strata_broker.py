@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -23,6 +24,23 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def recv_exact(sock, n):
+    """Exactly n bytes from sock; ConnectionError if the broker closes first."""
+    out = bytearray()
+    while len(out) < n:
+        chunk = sock.recv(n - len(out))
+        if not chunk:
+            raise ConnectionError("connection closed by the broker")
+        out += chunk
+    return bytes(out)
+
+
+def read_frame(sock):
+    """One size-prefixed response: its bytes after the 4-byte size."""
+    size = struct.unpack(">i", recv_exact(sock, 4))[0]
+    return recv_exact(sock, size)
 
 
 class StrataBroker:

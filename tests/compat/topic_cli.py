@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from strata_broker import StrataBroker, check, free_port
+from strata_broker import StrataBroker, check, free_port, read_frame
 
 TOPIC = "orders"
 
@@ -63,8 +63,7 @@ def delete_records_v0(port, topic_name, partition, offset):
     frame = struct.pack(">hhih", 21, 0, 7, len(client)) + client + body
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(struct.pack(">i", len(frame)) + frame)
-        size = struct.unpack(">i", recv_exact(s, 4))[0]
-        resp = recv_exact(s, size)
+        resp = read_frame(s)
     # correlation id, throttle, [topic: name, [partition, low watermark, error]]
     at = 4 + 4 + 4
     n = struct.unpack_from(">h", resp, at)[0]
@@ -72,15 +71,6 @@ def delete_records_v0(port, topic_name, partition, offset):
     _, low, error = struct.unpack_from(">iqh", resp, at)
     return low, error
 
-
-def recv_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise EOFError("connection closed")
-        data += chunk
-    return data
 
 
 def uvarint(n):
@@ -103,8 +93,7 @@ def fake_broker(listener, apis):
         with conn:
             while True:
                 try:
-                    size = struct.unpack(">i", recv_exact(conn, 4))[0]
-                    frame = recv_exact(conn, size)
+                    frame = read_frame(conn)
                 except (EOFError, OSError):
                     break
                 key, version, corr = struct.unpack_from(">hhi", frame)
