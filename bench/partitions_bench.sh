@@ -38,10 +38,15 @@ run_one() {  # label binary partitions size
   n=$records
   [ "$size" -ge 1024 ] && n=$((records / 4))
   local p c
-  p=$("$perf" produce --bootstrap 127.0.0.1:$port --topic bench --records "$n" --record-size "$size" \
-        --acks all --linger-ms 5 --partitions "$parts" --max-seconds 60 2>&1 | grep '^RESULT' || true)
-  c=$("$perf" consume --bootstrap 127.0.0.1:$port --topic bench --records "$n" --max-seconds 60 2>&1 \
-        | grep '^RESULT' || true)
+  "$perf" produce --bootstrap 127.0.0.1:$port --topic bench --records "$n" --record-size "$size" \
+    --acks all --linger-ms 5 --partitions "$parts" --max-seconds 60 >"$dir/produce" 2>&1 || true
+  "$perf" consume --bootstrap 127.0.0.1:$port --topic bench --records "$n" --max-seconds 60 \
+    >"$dir/consume" 2>&1 || true
+  p=$(grep '^RESULT' "$dir/produce" || true)
+  c=$(grep '^RESULT' "$dir/consume" || true)
+  # A run without a result says why (the client's last words, the broker's warnings).
+  [ -n "$p" ] || { echo "NO RESULT ($label produce):"; tail -3 "$dir/produce"; grep -E 'warn|error' "$dir/log" | tail -3; } >&2
+  [ -n "$c" ] || { echo "NO RESULT ($label consume):"; tail -3 "$dir/consume"; } >&2
   kill "$pid"; wait "$pid" 2>/dev/null || true
   rm -rf "$dir"
   echo "RESULT binary=$label partitions=$parts size=$size produce_mb_per_s=$(sed -n 's/.*mb_per_s=\([0-9.]*\).*/\1/p' <<<"$p") consume_mb_per_s=$(sed -n 's/.*mb_per_s=\([0-9.]*\).*/\1/p' <<<"$c")" | tee -a "$out"

@@ -66,13 +66,7 @@ Result<void, std::string> Broker::start() {
   o.now_ms = now_ms();
   o.sync = sync_.get();
   o.config_for = [this](const std::string& topic) { return log_config_for(topic); };
-  o.delete_dir = [this](std::string path) {
-    asio::post(*blocking_, [path = std::move(path)] {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-      if (ec) spdlog::warn("removing {}: {}", path, ec.message());
-    });
-  };
+  o.offload = [this](std::function<void()> work) { asio::post(*blocking_, std::move(work)); };
   auto logs = storage::LogManager::open(o);
   if (!logs) return fail(logs.error().message());
   logs_ = std::move(*logs);

@@ -130,6 +130,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"log.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, log_retention_check_interval_ms); }},
       {"strata.shards", [this](auto& k, auto& v) { return to_int(k, v, shards); }},
       {"background.threads", [this](auto& k, auto& v) { return to_int(k, v, blocking_threads); }},
+      {"strata.produce.offload.bytes", [this](auto& k, auto& v) { return to_int(k, v, produce_offload_bytes); }},
       {"strata.fetch.sendfile", bool_of(fetch_sendfile)},
       {"strata.max.inflight.requests.per.connection", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, max_inflight_per_connection); !r) return r;

@@ -54,6 +54,12 @@ struct BrokerConfig {
   // background.threads: the blocking-work pool (fsynced metadata and checkpoint writes,
   // directory removal), so no event loop waits for the disk.
   int32_t blocking_threads = 10;
+  // strata.produce.offload.bytes (Strata's own): a Produce request carrying more than
+  // this many bytes of batches that validation must decompress or rebuild is validated
+  // on the blocking pool, not on the connection's event loop. 256 KiB: a gzip batch of
+  // that size takes milliseconds to inflate; a hop to the pool and back costs tens of
+  // microseconds. -1: never.
+  int64_t produce_offload_bytes = 262144;
   bool fetch_sendfile = true;                 // strata.fetch.sendfile (net/server.h)
   std::string topic_creation_policy;          // none yet
   // metrics.listener (Strata's own, not Kafka's): http://HOST:PORT of the Prometheus

@@ -1,7 +1,8 @@
 // The topic lifecycle shared by CreateTopics, DeleteTopics, CreatePartitions and
 // auto-creation, and the metadata snapshot they publish. Every change runs under
-// admin_lock(); the durable write (strata-topics.json, fsynced) runs on the blocking
-// pool and each log is made or removed on its owner shard (one hop per shard).
+// admin_lock(); the durable write (strata-topics.json, fsynced) and the making of new
+// logs run on the blocking pool; logs are removed on their owner shards (one hop per
+// shard), their files afterwards on the pool.
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
@@ -11,9 +12,21 @@
 
 namespace strata::broker {
 
+// A topic unchanged since the current snapshot keeps its entry (the broker's log
+// defaults are fixed while it runs), so one change costs pointer copies, not a rebuild
+// of every topic's partitions and configs.
 void Broker::publish_metadata() {
+  const auto previous = metadata_.current();
   std::vector<std::shared_ptr<const TopicMeta>> topics;
-  for (const TopicInfo& t : topics_.all()) {  // ordered by name
+  auto old = previous->topics().begin();  // both ordered by name: one merge walk
+  const auto old_end = previous->topics().end();
+  for (const TopicInfo& t : topics_.all()) {
+    while (old != old_end && (*old)->name < t.name) ++old;
+    if (old != old_end && (*old)->name == t.name && (*old)->id == t.id &&
+        (*old)->partition_count() == t.partitions && (*old)->configs == t.configs) {
+      topics.push_back(*old);
+      continue;
+    }
     auto m = std::make_shared<TopicMeta>();
     m->name = t.name;
     m->id = t.id;
@@ -34,25 +47,26 @@ storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& t
 
 namespace {
 
-// The logs of partitions [from, to) of `name`, made on their owner shards. The first
-// error, if any.
+// The logs of partitions [from, to) of `name`, made on the blocking pool (files created,
+// preallocated and mapped, partition.metadata fsynced) and bound to their owner shards;
+// no request reaches them before the snapshot that names them. The first error, if any.
 asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std::string& name,
                                                       const Uuid& id, int32_t from, int32_t to,
                                                       const storage::LogConfig& config) {
-  std::vector<storage::TopicPartition> tps;
-  for (int32_t p = from; p < to; ++p) tps.push_back({name, PartitionId(p)});
-  std::vector<std::optional<std::string>> errors(tps.size());
   const int64_t now = now_ms();
-  co_await fan_out(
-      broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
-      [&broker, &tps, &errors, &id, &config, now](size_t i) {
-        auto log = broker.logs().create(tps[i], config, now, id);
-        if (!log) errors[i] = log.error().message();
-      });
-  for (auto& e : errors) {
-    if (e) co_return e;
-  }
-  co_return std::nullopt;
+  co_return co_await broker.blocking([&broker, &name, &id, from, to, &config, now] {
+    std::optional<std::string> error;
+    for (int32_t p = from; p < to && !error; ++p) {
+      const storage::TopicPartition tp{name, PartitionId(p)};
+      auto log = broker.logs().open_new(tp, config, now, id, int(broker.owner_shard(tp)));
+      if (!log) {
+        error = log.error().message();
+      } else {
+        broker.logs().install(tp, std::move(*log), id);
+      }
+    }
+    return error;
+  });
 }
 
 asio::awaitable<void> remove_logs(Broker& broker, const std::string& name, const Uuid& id,

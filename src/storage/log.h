@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,6 +31,18 @@
 
 namespace strata::storage {
 
+// Runs blocking file work (unlinks, fsynced writes) away from the caller's thread: the
+// broker hands it to its blocking-work pool. Empty: the work runs in the caller.
+using Offload = std::function<void(std::function<void()>)>;
+
+inline void run_offloaded(const Offload& offload, std::function<void()> work) {
+  if (offload) {
+    offload(std::move(work));
+  } else {
+    work();
+  }
+}
+
 struct LogOptions {
   LogConfig config;
   Offset recovery_point{0};    // from recovery-point-offset-checkpoint
@@ -37,6 +50,7 @@ struct LogOptions {
   bool clean_shutdown = false; // the log dir had its clean-shutdown marker
   int64_t now_ms = 0;
   SyncService* sync = nullptr; // required for sync(); may be null for read-only use
+  Offload offload;             // unlinks of deleted segments and snapshots
 };
 
 struct AppendResult {
@@ -268,6 +282,7 @@ class Log {
   bool replaying_producers_ = false;
   bool closed_ = false;
   int owner_ = kNoShard;
+  Offload offload_;
 };
 
 }  // namespace strata::storage

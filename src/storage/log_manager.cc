@@ -93,6 +93,7 @@ Result<void, StorageError> LogManager::load() {
     o.clean_shutdown = clean_;
     o.now_ms = options_.now_ms;
     o.sync = options_.sync;
+    o.offload = options_.offload;
     if (auto it = recovery->find(*tp); it != recovery->end()) o.recovery_point = it->second;
     if (auto it = starts->find(*tp); it != starts->end()) o.log_start_offset = it->second;
     auto log = Log::open(entry.path().string(), o);
@@ -128,61 +129,96 @@ Log* LogManager::get(const TopicPartition& tp, const Uuid& topic_id) const {
   return it->second.log.get();
 }
 
-Result<Log*, StorageError> LogManager::create(const TopicPartition& tp, const LogConfig& config,
-                                              int64_t now_ms, const Uuid& topic_id) {
-  std::unique_lock lock(mu_);
-  if (auto it = logs_.find(tp); it != logs_.end()) {
-    if (it->second.topic_id == topic_id) return it->second.log.get();
-    // A deleted topic's partition whose removal has not reached this shard yet.
-    if (auto r = remove_locked(it); !r) return fail(r.error());
+Result<std::unique_ptr<Log>, StorageError> LogManager::open_new(const TopicPartition& tp,
+                                                                const LogConfig& config,
+                                                                int64_t now_ms,
+                                                                const Uuid& topic_id, int owner) {
+  {
+    std::shared_lock lock(mu_);
+    if (logs_.contains(tp)) {
+      return fail(storage_error(StorageErrc::kIo, "a log of " + partition_dir_name(tp) + " is open"));
+    }
   }
   LogOptions o;
   o.config = config;
   o.clean_shutdown = true;  // a new, empty directory
   o.now_ms = now_ms;
   o.sync = options_.sync;
+  o.offload = options_.offload;
   const std::string dir = options_.log_dir + "/" + partition_dir_name(tp);
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {  // a removal that failed half-way: never adopt its files
+    return fail(storage_error(StorageErrc::kIo, dir + " exists"));
+  }
   auto log = Log::open(dir, o);
   if (!log) return fail(log.error());
   if (!topic_id.is_zero()) {
     if (auto w = write_partition_metadata(dir, topic_id); !w) return fail(w.error());
   }
-  Log* raw = log->get();
-  raw->bind_owner(current_shard() >= 0 ? current_shard() : kNoShard);
-  logs_.emplace(tp, Slot{std::move(*log), topic_id});
+  (*log)->bind_owner(owner);
+  return std::move(*log);
+}
+
+Log* LogManager::install(const TopicPartition& tp, std::unique_ptr<Log> log, const Uuid& topic_id) {
+  std::unique_lock lock(mu_);
+  Log* raw = log.get();
+  const bool inserted = logs_.emplace(tp, Slot{std::move(log), topic_id}).second;
+  STRATA_ASSERT(inserted);  // open_new's precondition: one log per partition at a time
   return raw;
 }
 
-Result<void, StorageError> LogManager::remove(const TopicPartition& tp, const Uuid& topic_id) {
-  std::unique_lock lock(mu_);
-  auto it = logs_.find(tp);
-  if (it == logs_.end()) return {};
-  if (!topic_id.is_zero() && !it->second.topic_id.is_zero() && it->second.topic_id != topic_id) {
-    return {};  // the partition of a newer topic of the same name
+Result<Log*, StorageError> LogManager::create(const TopicPartition& tp, const LogConfig& config,
+                                              int64_t now_ms, const Uuid& topic_id) {
+  if (Log* existing = get(tp); existing != nullptr) {
+    if (slot_id(tp) == topic_id) return existing;
+    // A deleted topic's partition whose removal has not reached this shard yet.
+    if (auto r = remove(tp); !r) return fail(r.error());
   }
-  return remove_locked(it);
+  const int owner = current_shard() >= 0 ? current_shard() : kNoShard;
+  auto log = open_new(tp, config, now_ms, topic_id, owner);
+  if (!log) return fail(log.error());
+  return install(tp, std::move(*log), topic_id);
 }
 
-Result<void, StorageError> LogManager::remove_locked(std::map<TopicPartition, Slot>::iterator it) {
-  const TopicPartition tp = it->first;
-  std::unique_ptr<Log> log = std::move(it->second.log);
-  logs_.erase(it);
+Uuid LogManager::slot_id(const TopicPartition& tp) const {
+  std::shared_lock lock(mu_);
+  auto it = logs_.find(tp);
+  return it == logs_.end() ? Uuid{} : it->second.topic_id;
+}
+
+Result<void, StorageError> LogManager::remove(const TopicPartition& tp, const Uuid& topic_id) {
+  std::unique_ptr<Log> log;
+  {
+    std::unique_lock lock(mu_);
+    auto it = logs_.find(tp);
+    if (it == logs_.end()) return {};
+    if (!topic_id.is_zero() && !it->second.topic_id.is_zero() && it->second.topic_id != topic_id) {
+      return {};  // the partition of a newer topic of the same name
+    }
+    log = std::move(it->second.log);
+    logs_.erase(it);
+  }
+  return discard(tp, std::move(log));
+}
+
+// Outside mu_: closing and renaming touch only this log's files; the cleaner checkpoint
+// write (fsynced) and the directory removal run offloaded.
+Result<void, StorageError> LogManager::discard(const TopicPartition& tp, std::unique_ptr<Log> log) {
   const std::string from = log->dir();
   log.reset();  // not closed: nothing of a deleted partition needs flushing
+  bool had_checkpoint = false;
   {
     std::lock_guard guard(cleaner_mu_);
-    if (cleaner_.erase(tp) > 0) {
-      if (auto r = write_cleaner_checkpoint_locked(); !r) return r;
-    }
+    had_checkpoint = cleaner_.erase(tp) > 0;
   }
+  if (had_checkpoint) rewrite_cleaner_checkpoint();
   const std::string to = from + "." + random_cluster_id() + "-delete";
   if (auto r = rename_file(from, to); !r) return r;
-  if (options_.delete_dir) {
-    options_.delete_dir(to);
-  } else {
+  run_offloaded(options_.offload, [to] {
     std::error_code ec;
     fs::remove_all(to, ec);
-  }
+    if (ec) spdlog::warn("removing {}: {}", to, ec.message());
+  });
   return {};
 }
 

@@ -50,9 +50,10 @@ struct LogManagerOptions {
   SyncService* sync = nullptr;
   // The settings of a topic's partitions (topic configs over the broker's defaults).
   std::function<LogConfig(const std::string& topic)> config_for;
-  // Removes a deleted partition's directory (already renamed to *-delete). The broker
-  // hands it to its blocking-work pool; the default removes it in the caller.
-  std::function<void(std::string path)> delete_dir;
+  // Blocking work of deletions, handed on so that no shard waits for it: directory
+  // removal, segment and snapshot unlinks, cleaner-offset-checkpoint rewrites. The broker
+  // posts it to its blocking-work pool; empty: it runs in the caller.
+  Offload offload;
 };
 
 // The offsets a checkpoint records for one partition.
@@ -79,11 +80,22 @@ class LogManager {
   Log* get(const TopicPartition& tp, const Uuid& topic_id) const;
   // Creates the log of a new partition of topic `topic_id`, bound to the calling shard
   // (returns it if it exists with that id). A log of the same partition with another id
-  // belongs to a deleted topic: it is removed first.
+  // belongs to a deleted topic: it is removed first. Blocking (open_new).
   Result<Log*, StorageError> create(const TopicPartition& tp, const LogConfig& config,
                                     int64_t now_ms, const Uuid& topic_id = {});
+  // create() in two steps, so that the files are made off the event loops:
+  // open_new makes a new partition's directory, segment and index files and its
+  // partition.metadata (fsynced) and binds the log to shard `owner`; blocking, any
+  // thread. It fails if the partition has a log: the caller (the broker's admin lock)
+  // makes sure no two creations or a creation and a removal of one partition overlap.
+  // install then makes the log reachable through get(); any thread.
+  Result<std::unique_ptr<Log>, StorageError> open_new(const TopicPartition& tp,
+                                                      const LogConfig& config, int64_t now_ms,
+                                                      const Uuid& topic_id, int owner);
+  Log* install(const TopicPartition& tp, std::unique_ptr<Log> log, const Uuid& topic_id);
   // Deletes a partition's log if it belongs to `topic_id` (zero: whatever it belongs
-  // to): it is closed and its directory renamed to *-delete, then handed to delete_dir.
+  // to): it is closed and its directory renamed to *-delete, then removed offloaded.
+  // On the log's owner shard (no request may be using it).
   Result<void, StorageError> remove(const TopicPartition& tp, const Uuid& topic_id = {});
   std::vector<TopicPartition> partitions() const;
 
@@ -142,8 +154,11 @@ class LogManager {
     Uuid topic_id;  // zero until reconciled, for a directory without partition.metadata
   };
   std::map<TopicPartition, Slot> logs_;
-  // Detaches and deletes a slot's log (requires mu_ held exclusively).
-  Result<void, StorageError> remove_locked(std::map<TopicPartition, Slot>::iterator it);
+  // Deletes a log detached from its slot (mu_ not held).
+  Result<void, StorageError> discard(const TopicPartition& tp, std::unique_ptr<Log> log);
+  Uuid slot_id(const TopicPartition& tp) const;
+  // Writes cleaner-offset-checkpoint from cleaner_, offloaded (cleaner_mu_ not held).
+  void rewrite_cleaner_checkpoint();
   std::mutex checkpoint_mu_;
   mutable std::mutex cleaner_mu_;  // guards cleaner_ and the cleaner checkpoint's writes
   std::map<TopicPartition, CleanerPartitionState> cleaner_;

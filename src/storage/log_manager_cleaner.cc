@@ -29,6 +29,15 @@ Result<void, StorageError> LogManager::write_cleaner_checkpoint_locked() {
   return write_offset_checkpoint(cleaner_checkpoint_path(options_.log_dir), entries);
 }
 
+void LogManager::rewrite_cleaner_checkpoint() {
+  run_offloaded(options_.offload, [this] {
+    std::lock_guard guard(cleaner_mu_);
+    if (auto r = write_cleaner_checkpoint_locked(); !r) {
+      spdlog::error("cleaner checkpoint: {}", r.error().message());
+    }
+  });
+}
+
 std::optional<Offset> LogManager::cleaner_checkpoint(const TopicPartition& tp) const {
   std::lock_guard guard(cleaner_mu_);
   auto it = cleaner_.find(tp);
@@ -38,18 +47,20 @@ std::optional<Offset> LogManager::cleaner_checkpoint(const TopicPartition& tp) c
 void LogManager::refresh_cleanable(const TopicPartition& tp, const Log& log, int64_t now_ms) {
   const std::optional<Offset> checkpoint = cleaner_checkpoint(tp);
   const CleanableStats stats = log.cleanable(checkpoint, now_ms);
-  std::lock_guard guard(cleaner_mu_);
-  CleanerPartitionState& state = cleaner_[tp];
-  state.cleanable = stats;
-  // Kafka's forceUpdateCheckpoint: a checkpoint outside the log restarts at its start.
-  if (stats.checkpoint_reset && checkpoint) {
-    spdlog::warn("cleaner checkpoint {} of {}-{} is outside the log; resetting to {}",
-                 checkpoint->value(), tp.topic, tp.partition.value(), stats.first_dirty.value());
-    state.first_dirty = stats.first_dirty;
-    if (auto r = write_cleaner_checkpoint_locked(); !r) {
-      spdlog::error("cleaner checkpoint: {}", r.error().message());
+  bool reset = false;
+  {
+    std::lock_guard guard(cleaner_mu_);
+    CleanerPartitionState& state = cleaner_[tp];
+    state.cleanable = stats;
+    // Kafka's forceUpdateCheckpoint: a checkpoint outside the log restarts at its start.
+    if (stats.checkpoint_reset && checkpoint) {
+      spdlog::warn("cleaner checkpoint {} of {}-{} is outside the log; resetting to {}",
+                   checkpoint->value(), tp.topic, tp.partition.value(), stats.first_dirty.value());
+      state.first_dirty = stats.first_dirty;
+      reset = true;
     }
   }
+  if (reset) rewrite_cleaner_checkpoint();  // fsynced: not on the shard calling this
 }
 
 std::optional<TopicPartition> LogManager::grab_filthiest() {

@@ -17,15 +17,18 @@ Result<void, StorageError> Log::delete_segment(Offset base, int64_t now_ms) {
   return delete_snapshot_later(base, now_ms);
 }
 
+// The unlinks (and the segment's munmaps and closes) run offloaded: a segment of a
+// deleted range is no longer reachable from the log, so nothing races with them.
 void Log::unlink_due(int64_t now_ms) {
-  std::erase_if(pending_deletes_, [now_ms](auto& p) {
+  std::erase_if(pending_deletes_, [this, now_ms](auto& p) {
     if (p.second > now_ms) return false;
-    p.first->remove_files();
+    std::shared_ptr<Segment> seg(std::move(p.first));
+    run_offloaded(offload_, [seg] { seg->remove_files(); });
     return true;
   });
-  std::erase_if(pending_snapshot_deletes_, [now_ms](const auto& p) {
+  std::erase_if(pending_snapshot_deletes_, [this, now_ms](const auto& p) {
     if (p.second > now_ms) return false;
-    ::unlink(p.first.c_str());
+    run_offloaded(offload_, [path = p.first] { ::unlink(path.c_str()); });
     return true;
   });
 }

@@ -134,6 +134,34 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks,
   if (acks == -1 && !kafka_flush_policy) durable.sync(*log, index);
 }
 
+// Bytes of the request's batches whose validation decompresses (a compressed batch) or
+// rebuilds them (a topic's compression.type): the work that may be worth moving off the
+// connection's shard.
+int64_t heavy_bytes(const std::vector<Job>& jobs, ProduceRequest& request) {
+  int64_t bytes = 0;
+  size_t at = 0;
+  for (auto& topic : request.topic_data) {
+    for (auto& p : topic.partition_data) {
+      const Job& job = jobs[at++];
+      if (job.ref.error != 0 || !p.records.data) continue;
+      const MutableBytes records = *p.records.data;
+      const bool compressed = records.size() > record::kAttributesPos + 1 &&
+                              (records[record::kAttributesPos + 1] & 0x07) != 0;
+      if (compressed || target_codec(job.ref.meta->log_config.compression_type)) {
+        bytes += int64_t(records.size());
+      }
+    }
+  }
+  return bytes;
+}
+
+void prepare_all(std::vector<Job>& jobs, ProduceRequest& request) {
+  size_t at = 0;
+  for (auto& topic : request.topic_data) {
+    for (auto& p : topic.partition_data) prepare(jobs[at++], p);
+  }
+}
+
 }  // namespace
 
 // Kafka's per-connection order holds because every append is posted (one hop per owner
@@ -167,9 +195,16 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
       jobs.push_back(std::move(job));
     }
   }
-  size_t at = 0;
-  for (auto& topic : request.topic_data) {
-    for (auto& p : topic.partition_data) prepare(jobs[at++], p);
+  // Big compressed requests are validated on the blocking pool (the turn is still held,
+  // so the connection's order is kept), small ones here, where a hop would cost more.
+  const int64_t offload_at = broker.config().produce_offload_bytes;
+  if (offload_at >= 0 && heavy_bytes(jobs, request) > offload_at) {
+    co_await broker.blocking([&jobs, &request] {
+      prepare_all(jobs, request);
+      return true;
+    });
+  } else {
+    prepare_all(jobs, request);
   }
   std::vector<PartitionRef> refs;
   refs.reserve(jobs.size());
@@ -184,7 +219,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
     append_on_owner(broker, jobs[i], log, acks, *d, i);
   });
   co_await durable->wait();
-  at = 0;
+  size_t at = 0;
   for (auto& topic : request.topic_data) {
     ProduceResponse::TopicResponse tr;
     tr.name = topic.name;
