@@ -66,7 +66,12 @@ Result<void, std::string> Broker::start() {
   o.now_ms = now_ms();
   o.sync = sync_.get();
   o.config_for = [this](const std::string& topic) { return log_config_for(topic); };
-  o.offload = [this](std::function<void()> work) { asio::post(*blocking_, std::move(work)); };
+  o.offload = [this](std::function<void()> work) {
+    asio::post(*blocking_, [work = std::move(work)] {
+      name_thread_once("background");
+      work();
+    });
+  };
   auto logs = storage::LogManager::open(o);
   if (!logs) return fail(logs.error().message());
   logs_ = std::move(*logs);

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/thread_name.h"
 #include "broker/async_mutex.h"
 #include "broker/cleaner.h"
 #include "broker/config.h"
@@ -141,6 +142,7 @@ class Broker : public net::RequestHandler {
     using R = decltype(fn());
     auto initiate = [this](auto handler, Fn f) {
       asio::post(*blocking_, [f = std::move(f), h = std::move(handler)]() mutable {
+        name_thread_once("background");
         auto ex = asio::get_associated_executor(h);
         asio::post(ex, [h = std::move(h), r = f()]() mutable { std::move(h)(std::move(r)); });
       });

@@ -1,3 +1,4 @@
+#include "common/thread_name.h"
 #include "broker/cleaner.h"
 
 #include <spdlog/spdlog.h>
@@ -26,7 +27,10 @@ auto on_shard_blocking(Broker& broker, size_t s, Fn fn) {
 void BrokerCleaner::start() {
   if (!config_.enable) return;
   for (int32_t i = 0; i < std::max(config_.threads, 1); ++i) {
-    threads_.emplace_back([this] { run(); });
+    threads_.emplace_back([this] {
+      set_thread_name("cleaner");
+      run();
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+#include "common/thread_name.h"
 #include "net/server.h"
 
 #include <spdlog/spdlog.h>
@@ -171,6 +172,7 @@ void Server::start() {
   for (size_t i = 0; i < shards_.size(); ++i) {
     threads_.emplace_back([c = shards_[i].get(), i] {
       set_current_shard(int(i));
+      set_thread_name("shard-" + std::to_string(i));
       c->run();
     });
   }

@@ -125,6 +125,7 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
   last_sync_request_ms_ = options.now_ms;
   sync_requested_ = recovery_point();
   if (auto e = load_epochs(); !e) return e;
+  if (auto e = merge_recovered_epochs(); !e) return e;
   if (auto p = finish_producer_load(options); !p) return p;
   last_producer_expiry_ms_ = options.now_ms;
   if (recovery_point() < next_offset_) dirty_.push_back({active().log_file(), next_offset_});
@@ -147,7 +148,11 @@ Result<void, StorageError> Log::recover_from(size_t first) {
       continue;
     }
     std::vector<AbortedTxn> aborted;  // the segment's txn index, rebuilt as it replays
-    auto stats = seg.recover(config_, replay_visitor(&aborted));
+    const EntryVisitor replay = replay_visitor(&aborted);
+    auto stats = seg.recover(config_, [this, &replay](Bytes entry) {
+      note_recovered_epoch(entry);
+      if (replay) replay(entry);
+    });
     if (!stats) return fail(stats.error());
     for (const AbortedTxn& txn : aborted) {
       if (auto a = seg.txn_index().append(txn); !a) return a;
@@ -244,9 +249,9 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   if (auto r = active().append(batches, infos); !r) return fail(r.error());
   next_offset_ = next;
   if (!producer_append_.empty()) producer_append_.commit(producers_);
-  // A new leader epoch starts here: rare (once per epoch), so written at once, durably.
+  // A new leader epoch starts here: once per epoch, written offloaded.
   if (epochs_changed) {
-    if (auto e = save_epochs(); !e) return fail(e.error());
+    if (auto e = save_epochs(epochs_.back().start_offset); !e) return fail(e.error());
   }
   result.last_offset = Offset(next.value() - 1);
   result.batches = infos.size();

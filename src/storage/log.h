@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -160,7 +161,12 @@ class Log {
   Offset log_start_offset() const { check_owner(); return log_start_; }
   Offset log_end_offset() const { check_owner(); return next_offset_; }
   // Everything below it is durable (fdatasync'ed).
-  Offset recovery_point() const { return Offset(durable_->load(std::memory_order_acquire)); }
+  // What a crash keeps without recovery: the data made durable, but never past an added
+  // leader epoch whose checkpoint is not yet durable (recovery rebuilds it from the batches).
+  Offset recovery_point() const {
+    return Offset(std::min(durable_->load(std::memory_order_acquire),
+                           epoch_file_->pending_from.load(std::memory_order_acquire)));
+  }
   uint64_t size_bytes() const;
   size_t segment_count() const { check_owner(); return segments_.size(); }
   std::vector<Offset> segment_bases() const;
@@ -215,7 +221,14 @@ class Log {
   Result<void, StorageError> delete_segment(Offset base, int64_t now_ms);
   void unlink_due(int64_t now_ms);
   Result<void, StorageError> load_epochs();
-  Result<void, StorageError> save_epochs();
+  // Writes leader-epoch-checkpoint offloaded; `added`: the start offset of an entry this
+  // change added (the recovery point stays at or below it until the write is durable).
+  Result<void, StorageError> save_epochs(std::optional<Offset> added = std::nullopt);
+  // Recovery's part of the epoch cache: epochs of the recovered batches (Kafka's
+  // LogSegment.recover assigns them too), merged in after the checkpoint is loaded.
+  void note_recovered_epoch(Bytes entry);
+  Result<void, StorageError> flush_epochs();
+  Result<void, StorageError> merge_recovered_epochs();
   // Drops epoch entries at or past the log end and before the log start.
   Result<void, StorageError> trim_epochs();
 
@@ -283,6 +296,19 @@ class Log {
   bool closed_ = false;
   int owner_ = kNoShard;
   Offload offload_;
+  // leader-epoch-checkpoint is written on the offload pool: a shard would otherwise
+  // create and fsync a file for every new partition's first append and for every
+  // partition of a leadership change. Shared with the writes, which may outlive the Log.
+  struct EpochFile {
+    std::mutex write_mu;  // one write at a time (they share the .tmp name)
+    std::mutex state_mu;  // the fields below
+    uint64_t latest = 0;   // the newest version handed to a write
+    uint64_t written = 0;  // the newest version durably written
+    // Start offset of the oldest added entry not yet durably written (INT64_MAX: none).
+    std::atomic<int64_t> pending_from{INT64_MAX};
+  };
+  std::shared_ptr<EpochFile> epoch_file_ = std::make_shared<EpochFile>();
+  std::vector<EpochEntry> recovered_epochs_;
 };
 
 }  // namespace strata::storage

@@ -1,5 +1,10 @@
-// The leader epoch cache (leader-epoch-checkpoint): loaded with the log, trimmed to the
-// log start and end, saved whenever it changes.
+// The leader epoch cache (leader-epoch-checkpoint): loaded with the log, completed from
+// the batches recovery read, trimmed to the log start and end, saved whenever it changes
+// (offloaded: see Log::EpochFile).
+#include <spdlog/spdlog.h>
+
+#include "common/bytes.h"
+#include "record/batch_format.h"
 #include "storage/log.h"
 
 namespace strata::storage {
@@ -29,8 +34,76 @@ Result<void, StorageError> Log::load_epochs() {
   return trim_epochs();
 }
 
-Result<void, StorageError> Log::save_epochs() {
-  return write_leader_epoch_checkpoint(dir_ + "/" + kEpochFile, epochs_);
+// A trim that is lost in a crash is redone at load (trim_epochs); an added entry is kept
+// safe by recovery_point() until its write is durable. A failed write leaves the
+// recovery point where it is (the next restart recovers and rewrites).
+Result<void, StorageError> Log::save_epochs(std::optional<Offset> added) {
+  uint64_t version = 0;
+  {
+    std::lock_guard lock(epoch_file_->state_mu);
+    version = ++epoch_file_->latest;
+    if (added && added->value() < epoch_file_->pending_from.load()) {
+      epoch_file_->pending_from.store(added->value(), std::memory_order_release);
+    }
+  }
+  run_offloaded(offload_, [file = epoch_file_, path = dir_ + "/" + kEpochFile, entries = epochs_,
+                           version] {
+    std::lock_guard write(file->write_mu);
+    {
+      std::lock_guard lock(file->state_mu);
+      if (version <= file->written) return;  // a newer state is already on disk
+    }
+    if (auto r = write_leader_epoch_checkpoint(path, entries); !r) {
+      spdlog::error("{}: {}", path, r.error().message());
+      return;
+    }
+    std::lock_guard lock(file->state_mu);
+    file->written = version;
+    if (version == file->latest) file->pending_from.store(INT64_MAX, std::memory_order_release);
+  });
+  return {};
+}
+
+// flush() (and so close and shutdown) writes the cache now if a write is still due: the
+// offload pool may already be gone.
+Result<void, StorageError> Log::flush_epochs() {
+  std::lock_guard write(epoch_file_->write_mu);
+  uint64_t version = 0;
+  {
+    std::lock_guard lock(epoch_file_->state_mu);
+    if (epoch_file_->written == epoch_file_->latest) return {};
+    version = epoch_file_->latest;
+  }
+  if (auto r = write_leader_epoch_checkpoint(dir_ + "/" + kEpochFile, epochs_); !r) return r;
+  std::lock_guard lock(epoch_file_->state_mu);
+  epoch_file_->written = version;
+  if (version == epoch_file_->latest) epoch_file_->pending_from.store(INT64_MAX, std::memory_order_release);
+  return {};
+}
+
+void Log::note_recovered_epoch(Bytes entry) {
+  if (entry.size() < record::kHeaderSize || entry[record::kMagicPos] != record::kMagicV2) return;
+  const int32_t epoch = int32_t(load_be32(entry.data() + record::kPartitionLeaderEpochPos));
+  if (epoch < 0) return;
+  if (!recovered_epochs_.empty() && recovered_epochs_.back().epoch.value() >= epoch) return;
+  recovered_epochs_.push_back({LeaderEpoch(epoch), Offset(int64_t(load_be64(entry.data())))});
+}
+
+// Kafka's recovery assigns each recovered batch's epoch to the cache when it is newer
+// than the latest: entries a crash kept out of the checkpoint come back from the data.
+Result<void, StorageError> Log::merge_recovered_epochs() {
+  std::optional<Offset> added;
+  for (const EpochEntry& e : recovered_epochs_) {
+    if (!epochs_.empty() &&
+        (e.epoch <= epochs_.back().epoch || e.start_offset <= epochs_.back().start_offset)) {
+      continue;
+    }
+    epochs_.push_back(e);
+    if (!added) added = e.start_offset;
+  }
+  recovered_epochs_.clear();
+  recovered_epochs_.shrink_to_fit();
+  return added ? save_epochs(added) : Result<void, StorageError>{};
 }
 
 Result<void, StorageError> Log::trim_epochs() {

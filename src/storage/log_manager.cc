@@ -18,12 +18,19 @@ constexpr const char* kLogStarts = "log-start-offset-checkpoint";
 constexpr const char* kReplicationOffsets = "replication-offset-checkpoint";
 
 // A Kafka-style cluster id: 16 random bytes in URL-safe base64 without padding (22 chars).
+// Also the unique part of a deleted partition's directory name, so it is cheap: one
+// engine per thread, seeded once (a std::random_device per call opened the kernel's
+// source each time, on the shard deleting the partition).
 std::string random_cluster_id() {
   static const char* kAlphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::random_device rd;
+  thread_local std::mt19937_64 engine = [] {
+    std::random_device rd;
+    std::seed_seq seed{rd(), rd(), rd(), rd(), rd(), rd(), rd(), rd()};
+    return std::mt19937_64(seed);
+  }();
   std::string id;
-  for (int i = 0; i < 22; ++i) id += kAlphabet[rd() % 64];
+  for (int i = 0; i < 22; ++i) id += kAlphabet[engine() % 64];
   return id;
 }
 }  // namespace

@@ -57,6 +57,7 @@ Result<void, StorageError> Log::flush() {
     }
   }
   if (auto r = flush_snapshots(); !r) return r;
+  if (auto r = flush_epochs(); !r) return r;
   durable_->store(next_offset_.value());
   dirty_.clear();
   sync_requested_ = next_offset_;

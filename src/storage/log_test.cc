@@ -594,5 +594,48 @@ TEST(Log, LeaderEpochsFollowTruncationAndLogStart) {
   EXPECT_EQ(log->epochs().back().epoch, LeaderEpoch(2));
 }
 
+// leader-epoch-checkpoint is written offloaded; until that write is done the recovery
+// point stays at the new epoch's start, so a crash re-reads (and re-derives) it.
+TEST(Log, EpochCheckpointWriteHoldsBackTheRecoveryPoint) {
+  TempDir dir;
+  SyncService sync;
+  std::vector<std::function<void()>> queued;
+  LogOptions o;
+  o.clean_shutdown = true;
+  o.now_ms = kNow;
+  o.sync = &sync;
+  o.offload = [&queued](std::function<void()> work) { queued.push_back(std::move(work)); };
+  auto log = Log::open(dir.str(), o);
+  ASSERT_TRUE(log.ok());
+  auto a = make_batch(3, kNow);
+  ASSERT_TRUE((*log)->append(a, LeaderEpoch(0), kNow).ok());
+  std::promise<void> synced;
+  (*log)->sync([&synced](Result<void, StorageError>) { synced.set_value(); });
+  synced.get_future().wait();
+  EXPECT_EQ((*log)->recovery_point(), Offset(0));  // data durable, its epoch not yet
+  ASSERT_EQ(queued.size(), 1u);
+  queued[0]();
+  EXPECT_EQ((*log)->recovery_point(), Offset(3));
+  EXPECT_TRUE(std::filesystem::exists(dir / "leader-epoch-checkpoint"));
+}
+
+// Kafka's recovery assigns the epochs of the batches it reads: a checkpoint that lost
+// its newest entries (a crash before the offloaded write) gets them back.
+TEST(Log, RecoveryRebuildsEpochsMissingFromTheCheckpoint) {
+  TempDir dir;
+  {
+    auto log = open_log(dir);
+    auto a = make_batch(3, kNow);
+    ASSERT_TRUE(log->append(a, LeaderEpoch(0), kNow).ok());
+    auto b = make_batch(2, kNow);
+    ASSERT_TRUE(log->append(b, LeaderEpoch(4), kNow).ok());
+    ASSERT_TRUE(log->flush().ok());
+  }
+  std::filesystem::remove(dir / "leader-epoch-checkpoint");
+  auto log = open_log(dir, {}, false);
+  EXPECT_EQ(log->epochs(), (std::vector<EpochEntry>{{LeaderEpoch(0), Offset(0)},
+                                                    {LeaderEpoch(4), Offset(3)}}));
+}
+
 }  // namespace
 }  // namespace strata::storage

@@ -69,7 +69,7 @@ Result<AppendResult, StorageError> Log::append_marker(const TxnMarker& marker, L
   next_offset_ = Offset(offset.value() + 1);
   if (epochs_.empty() || epoch > epochs_.back().epoch) {
     epochs_.push_back({epoch, offset});
-    if (auto e = save_epochs(); !e) return fail(e.error());
+    if (auto e = save_epochs(offset); !e) return fail(e.error());
   }
   std::shared_ptr<File> txn_file;
   const auto completed = producers_.end_txn(end, offset);

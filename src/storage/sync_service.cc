@@ -23,6 +23,7 @@
 // error, so a later round can succeed on the same file without the data being durable: the
 // owner of a file must treat a sync error as fatal for it (Kafka takes the log dir offline).
 // The service does not remember failures.
+#include "common/thread_name.h"
 #include "storage/sync_service.h"
 
 #include <algorithm>
@@ -196,9 +197,15 @@ void SyncService::Impl::serve(std::vector<Request>& round) {
 
 SyncService::SyncService() : impl_(std::make_unique<Impl>()) {
   for (size_t i = 0; i < kSyncWorkers; ++i) {
-    impl_->helpers.emplace_back([impl = impl_.get()] { impl->help(); });
+    impl_->helpers.emplace_back([impl = impl_.get()] {
+      set_thread_name("sync-io");
+      impl->help();
+    });
   }
-  impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
+  impl_->thread = std::thread([impl = impl_.get()] {
+    set_thread_name("sync");
+    impl->run();
+  });
 }
 
 SyncService::~SyncService() {
