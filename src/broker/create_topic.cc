@@ -5,6 +5,8 @@
 // shard), their files afterwards on the pool.
 #include <spdlog/spdlog.h>
 
+#include <latch>
+
 #include "broker/broker.h"
 #include "broker/errors.h"
 #include "broker/fan_out.h"
@@ -47,25 +49,50 @@ storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& t
 
 namespace {
 
+// Makes and installs the logs of partitions [from, to) of `name` (blocking). The first
+// error, if any.
+std::optional<std::string> make_range(Broker& broker, const std::string& name, const Uuid& id,
+                                      int32_t from, int32_t to, const storage::LogConfig& config,
+                                      int64_t now) {
+  for (int32_t p = from; p < to; ++p) {
+    const storage::TopicPartition tp{name, PartitionId(p)};
+    auto log = broker.logs().open_new(tp, config, now, id, int(broker.owner_shard(tp)));
+    if (!log) return log.error().message();
+    broker.logs().install(tp, std::move(*log), id);
+  }
+  return std::nullopt;
+}
+
 // The logs of partitions [from, to) of `name`, made on the blocking pool (files created,
 // preallocated and mapped, partition.metadata fsynced) and bound to their owner shards;
-// no request reaches them before the snapshot that names them. The first error, if any.
+// no request reaches them before the snapshot that names them. Many partitions are made
+// by several pool threads at once (the disk waits overlap): the task that splits them
+// waits for the others, so it uses at most half the pool. The first error, if any.
 asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std::string& name,
                                                       const Uuid& id, int32_t from, int32_t to,
                                                       const storage::LogConfig& config) {
   const int64_t now = now_ms();
   co_return co_await broker.blocking([&broker, &name, &id, from, to, &config, now] {
-    std::optional<std::string> error;
-    for (int32_t p = from; p < to && !error; ++p) {
-      const storage::TopicPartition tp{name, PartitionId(p)};
-      auto log = broker.logs().open_new(tp, config, now, id, int(broker.owner_shard(tp)));
-      if (!log) {
-        error = log.error().message();
-      } else {
-        broker.logs().install(tp, std::move(*log), id);
-      }
+    constexpr int32_t kPerTask = 256;
+    const int32_t helpers = std::min((to - from) / kPerTask, broker.config().blocking_threads / 2);
+    if (helpers < 1) return make_range(broker, name, id, from, to, config, now);
+    const int32_t step = (to - from + helpers) / (helpers + 1);
+    std::vector<std::optional<std::string>> errors(size_t(helpers) + 1);
+    std::latch done(helpers);
+    for (int32_t h = 0; h < helpers; ++h) {
+      const int32_t a = from + step * (h + 1);
+      const int32_t b = std::min(to, a + step);
+      asio::post(broker.blocking_pool(), [&, a, b, h] {
+        errors[size_t(h) + 1] = make_range(broker, name, id, a, b, config, now);
+        done.count_down();
+      });
     }
-    return error;
+    errors[0] = make_range(broker, name, id, from, std::min(to, from + step), config, now);
+    done.wait();
+    for (auto& e : errors) {
+      if (e) return e;
+    }
+    return std::optional<std::string>();
   });
 }
 
