@@ -2,19 +2,19 @@
 
 namespace strata::broker {
 
-int16_t kafka_error_of(const storage::StorageError& e) {
+KafkaError kafka_error_of(const storage::StorageError& e) {
   using storage::StorageErrc;
   switch (e.code) {
-    case StorageErrc::kOffsetOutOfRange: return kafka_error::kOffsetOutOfRange;
-    case StorageErrc::kMessageTooLarge: return kafka_error::kMessageTooLarge;
-    case StorageErrc::kInvalidBatch: return kafka_error::kCorruptMessage;
+    case StorageErrc::kOffsetOutOfRange: return KafkaError::kOffsetOutOfRange;
+    case StorageErrc::kMessageTooLarge: return KafkaError::kMessageTooLarge;
+    case StorageErrc::kInvalidBatch: return KafkaError::kCorruptMessage;
     // Idempotent producers' refusals (storage/producer_state.h).
-    case StorageErrc::kOutOfOrderSequence: return kafka_error::kOutOfOrderSequenceNumber;
-    case StorageErrc::kInvalidProducerEpoch: return kafka_error::kInvalidProducerEpoch;
-    case StorageErrc::kInvalidTxnState: return kafka_error::kInvalidTxnState;
+    case StorageErrc::kOutOfOrderSequence: return KafkaError::kOutOfOrderSequenceNumber;
+    case StorageErrc::kInvalidProducerEpoch: return KafkaError::kInvalidProducerEpoch;
+    case StorageErrc::kInvalidTxnState: return KafkaError::kInvalidTxnState;
     case StorageErrc::kTransactionCoordinatorFenced:
-      return kafka_error::kTransactionCoordinatorFenced;
-    case StorageErrc::kInvalidRecord: return kafka_error::kInvalidRecord;
+      return KafkaError::kTransactionCoordinatorFenced;
+    case StorageErrc::kInvalidRecord: return KafkaError::kInvalidRecord;
     // The disk or the files on it: Kafka's KafkaStorageException (the client retries).
     case StorageErrc::kIo:
     case StorageErrc::kCorruptIndex:
@@ -24,9 +24,9 @@ int16_t kafka_error_of(const storage::StorageError& e) {
     case StorageErrc::kCorruptCheckpoint:
     case StorageErrc::kClosed:
     case StorageErrc::kCorruptSnapshot:
-      return kafka_error::kKafkaStorageError;
+      return KafkaError::kKafkaStorageError;
   }
-  return kafka_error::kUnknownServerError;  // not a StorageErrc value
+  return KafkaError::kUnknownServerError;  // not a StorageErrc value
 }
 
 }  // namespace strata::broker

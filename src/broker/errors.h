@@ -20,6 +20,6 @@ struct ApiError {
 
 // Exhaustive over StorageErrc (no default): a new storage error does not compile until it
 // is given its Kafka code here.
-int16_t kafka_error_of(const storage::StorageError& e);
+KafkaError kafka_error_of(const storage::StorageError& e);
 
 }  // namespace strata::broker

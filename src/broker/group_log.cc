@@ -22,7 +22,7 @@ std::vector<InternalRecord> internal_records(std::vector<group::OffsetsLog::Reco
 }  // namespace
 
 void GroupLog::append(int32_t partition, std::vector<Record> records,
-                      std::function<void(int16_t)> done) {
+                      std::function<void(KafkaError)> done) {
   append_internal(broker_, offsets_partition(partition), internal_records(records),
                   record::BatchOptions{}, std::move(done));
 }
@@ -32,7 +32,7 @@ void GroupLog::append(int32_t partition, std::vector<Record> records,
 // origin).
 void GroupLog::append_transactional(int32_t partition, int64_t producer_id, int16_t epoch,
                                     std::vector<Record> records,
-                                    std::function<void(int16_t)> done) {
+                                    std::function<void(KafkaError)> done) {
   record::BatchOptions options;
   options.transactional = true;
   options.producer_id = ProducerId(producer_id);

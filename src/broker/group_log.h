@@ -14,10 +14,10 @@ class GroupLog : public group::OffsetsLog {
  public:
   explicit GroupLog(Broker& broker) : broker_(broker) {}
   void append(int32_t partition, std::vector<Record> records,
-              std::function<void(int16_t)> done) override;
+              std::function<void(KafkaError)> done) override;
   void append_transactional(int32_t partition, int64_t producer_id, int16_t epoch,
                             std::vector<Record> records,
-                            std::function<void(int16_t)> done) override;
+                            std::function<void(KafkaError)> done) override;
 
  private:
   Broker& broker_;

@@ -10,11 +10,11 @@ namespace strata::broker {
 
 void append_internal(Broker& broker, const storage::TopicPartition& tp,
                      const std::vector<InternalRecord>& records, const record::BatchOptions& options,
-                     std::function<void(int16_t)> done) {
+                     std::function<void(KafkaError)> done) {
   auto ex = broker.shard(broker.owner_shard(tp)).get_executor();
-  auto answer = [ex, done](int16_t error) { asio::post(ex, [done, error] { done(error); }); };
+  auto answer = [ex, done](KafkaError error) { asio::post(ex, [done, error] { done(error); }); };
   storage::Log* log = broker.logs().get(tp);
-  if (log == nullptr) return answer(kafka_error::kUnknownTopicOrPartition);
+  if (log == nullptr) return answer(KafkaError::kUnknownTopicOrPartition);
   const int64_t now = now_ms();
   record::BatchBuilder builder(options);
   for (const InternalRecord& r : records) {
@@ -23,9 +23,9 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
     builder.append(now, Bytes(r.key), value);
   }
   auto batch = builder.finish();
-  if (!batch) return answer(kafka_error::kUnknownServerError);
+  if (!batch) return answer(KafkaError::kUnknownServerError);
   if (batch->size() > size_t(log->config().max_message_bytes)) {
-    return answer(kafka_error::kRecordListTooLarge);
+    return answer(KafkaError::kRecordListTooLarge);
   }
   auto appended = log->append(MutableBytes(*batch), LeaderEpoch(0), now,
                               storage::AppendOrigin::kCoordinator);
@@ -36,7 +36,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   }
   broker.fetch_waiters().notify(tp);
   log->sync([answer](Result<void, storage::StorageError> r) {
-    answer(r.ok() ? kafka_error::kNone : kafka_error::kKafkaStorageError);
+    answer(r.ok() ? KafkaError::kNone : KafkaError::kKafkaStorageError);
   });
 }
 

@@ -28,7 +28,7 @@ struct InternalRecord {
 // durable, or the Kafka error code. Must be called on the owner shard.
 void append_internal(Broker& broker, const storage::TopicPartition& tp,
                      const std::vector<InternalRecord>& records, const record::BatchOptions& options,
-                     std::function<void(int16_t)> done);
+                     std::function<void(KafkaError)> done);
 
 // Calls `visit` with every batch of the partition's log from its start, in order. A
 // read that fails stops the replay with an error in the log: later records are not

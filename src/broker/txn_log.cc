@@ -21,7 +21,7 @@ storage::TopicPartition state_partition(int32_t p) {
 
 void TxnStateLog::append(int32_t partition, std::vector<uint8_t> key,
                          std::optional<std::vector<uint8_t>> value,
-                         std::function<void(int16_t)> done) {
+                         std::function<void(KafkaError)> done) {
   std::vector<InternalRecord> records;
   records.push_back({std::move(key), std::move(value)});
   append_internal(broker_, state_partition(partition), records, record::BatchOptions{},
@@ -29,9 +29,9 @@ void TxnStateLog::append(int32_t partition, std::vector<uint8_t> key,
 }
 
 void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
-                            const txn::MarkerRequest& m, std::function<void(int16_t)> done) {
+                            const txn::MarkerRequest& m, std::function<void(KafkaError)> done) {
   storage::Log* log = broker.logs().get(tp);
-  if (log == nullptr) return done(kafka_error::kUnknownTopicOrPartition);
+  if (log == nullptr) return done(KafkaError::kUnknownTopicOrPartition);
   storage::TxnMarker marker{ProducerId(m.producer_id), ProducerEpoch(m.producer_epoch),
                             m.coordinator_epoch, m.commit};
   auto appended = log->append_marker(marker, LeaderEpoch(0), now_ms());
@@ -48,11 +48,11 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
   log->sync([&broker, done, offsets, partition, shard, pid = m.producer_id,
              commit = m.commit](Result<void, storage::StorageError> r) {
-    if (!r.ok()) return done(kafka_error::kKafkaStorageError);
-    if (!offsets) return done(kafka_error::kNone);
+    if (!r.ok()) return done(KafkaError::kKafkaStorageError);
+    if (!offsets) return done(KafkaError::kNone);
     asio::post(shard, [&broker, done, partition, pid, commit] {
       broker.groups().complete_txn(partition, pid, commit);
-      done(kafka_error::kNone);
+      done(KafkaError::kNone);
     });
   });
 }
@@ -62,11 +62,11 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
 // partition already knows a newer producer epoch (the transaction was ended by a
 // newer incarnation), count as written, as Kafka's marker channel drops them.
 void BrokerMarkers::write(int32_t txn_partition, txn::MarkerRequest request,
-                          std::function<void(int16_t)> done) {
+                          std::function<void(KafkaError)> done) {
   struct Round {
     std::atomic<size_t> left{0};
-    std::atomic<int16_t> error{0};
-    std::function<void(int16_t)> done;
+    std::atomic<KafkaError> error{KafkaError::kNone};
+    std::function<void(KafkaError)> done;
     asio::any_io_executor executor;
   };
   auto round = std::make_shared<Round>();
@@ -78,12 +78,12 @@ void BrokerMarkers::write(int32_t txn_partition, txn::MarkerRequest request,
     for (int32_t p : t.partitions) tps.push_back({t.topic, PartitionId(p)});
   }
   round->left = tps.size();
-  auto finish_one = [round](int16_t error) {
-    const bool dropped = error == kafka_error::kUnknownTopicOrPartition ||
-                         error == kafka_error::kInvalidProducerEpoch ||
-                         error == kafka_error::kTransactionCoordinatorFenced;
-    if (error != 0 && !dropped) {
-      int16_t none = 0;
+  auto finish_one = [round](KafkaError error) {
+    const bool dropped = error == KafkaError::kUnknownTopicOrPartition ||
+                         error == KafkaError::kInvalidProducerEpoch ||
+                         error == KafkaError::kTransactionCoordinatorFenced;
+    if (error != KafkaError::kNone && !dropped) {
+      KafkaError none = KafkaError::kNone;
       round->error.compare_exchange_strong(none, error);
     }
     if (round->left.fetch_sub(1) == 1) {

@@ -19,7 +19,7 @@ class TxnStateLog : public txn::TxnLog {
  public:
   explicit TxnStateLog(Broker& broker) : broker_(broker) {}
   void append(int32_t partition, std::vector<uint8_t> key, std::optional<std::vector<uint8_t>> value,
-              std::function<void(int16_t)> done) override;
+              std::function<void(KafkaError)> done) override;
 
  private:
   Broker& broker_;
@@ -29,7 +29,7 @@ class BrokerMarkers : public txn::MarkerWriter {
  public:
   explicit BrokerMarkers(Broker& broker) : broker_(broker) {}
   void write(int32_t txn_partition, txn::MarkerRequest request,
-             std::function<void(int16_t)> done) override;
+             std::function<void(KafkaError)> done) override;
 
  private:
   Broker& broker_;
@@ -41,7 +41,7 @@ class BrokerMarkers : public txn::MarkerWriter {
 // __consumer_offsets partition; runs `done` (on the sync thread, the partition's shard
 // or inline) with 0 once durable, or the Kafka error. A partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION.
 void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
-                            const txn::MarkerRequest& marker, std::function<void(int16_t)> done);
+                            const txn::MarkerRequest& marker, std::function<void(KafkaError)> done);
 
 void load_txns(Broker& broker, txn::TxnCoordinator& coordinator);
 

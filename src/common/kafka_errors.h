@@ -365,6 +365,10 @@ constexpr std::string_view kafka_error_name(int16_t code) {
   return e ? e->name : std::string_view();
 }
 
+constexpr std::string_view kafka_error_name(KafkaError e) {
+  return kafka_error_info(e).name;
+}
+
 constexpr bool kafka_error_retriable(int16_t code) {
   const KafkaErrorInfo* e = kafka_error_info(code);
   return e && e->retriable;

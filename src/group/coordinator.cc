@@ -75,7 +75,7 @@ GroupDescription GroupCoordinator::describe(const std::string& group_id) const {
   return d;
 }
 
-void GroupCoordinator::delete_group(const std::string& group_id, std::function<void(int16_t)> done) {
+void GroupCoordinator::delete_group(const std::string& group_id, std::function<void(KafkaError)> done) {
   GroupPtr g = find(group_id);
   if (!g || g->state == GroupState::kDead) return done(errc::kGroupIdNotFound);
   if (g->state != GroupState::kEmpty) return done(errc::kNonEmptyGroup);
@@ -87,8 +87,8 @@ void GroupCoordinator::delete_group(const std::string& group_id, std::function<v
   transition(*g, GroupState::kDead);
   erase(*g);
   spdlog::info("group {} deleted", group_id);
-  log_.append(g->partition, std::move(records), [done = std::move(done)](int16_t error) {
-    done(error == 0 ? errc::kNone : errc::kCoordinatorNotAvailable);
+  log_.append(g->partition, std::move(records), [done = std::move(done)](KafkaError error) {
+    done(error == errc::kNone ? errc::kNone : errc::kCoordinatorNotAvailable);
   });
 }
 

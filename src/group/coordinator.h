@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_errors.h"
 #include "group/config.h"
 #include "group/group.h"
 #include "group/records.h"
@@ -35,14 +36,14 @@ class OffsetsLog {
   };
   virtual ~OffsetsLog() = default;
   // Appends `records` to `partition` as one batch; runs `done` on the partition's
-  // shard with 0 once they are durable, or the Kafka error code of the failure.
+  // shard with kNone once they are durable, or the Kafka error of the failure.
   virtual void append(int32_t partition, std::vector<Record> records,
-                      std::function<void(int16_t)> done) = 0;
+                      std::function<void(KafkaError)> done) = 0;
   // The same as one transactional batch of producer `producer_id` at `epoch`
   // (TxnOffsetCommit): the records count only once the transaction commits.
   virtual void append_transactional(int32_t partition, int64_t producer_id, int16_t epoch,
                                     std::vector<Record> records,
-                                    std::function<void(int16_t)> done) = 0;
+                                    std::function<void(KafkaError)> done) = 0;
 };
 
 struct JoinRequest {
@@ -77,8 +78,8 @@ struct MemberRef {
 };
 
 struct LeaveResult {
-  int16_t error = 0;  // for the whole request
-  std::vector<int16_t> members;  // one per leaving member, in request order
+  KafkaError error = KafkaError::kNone;  // for the whole request
+  std::vector<KafkaError> members;  // one per leaving member, in request order
 };
 
 struct CommitPartition {
@@ -96,7 +97,7 @@ struct FetchedOffset {
   int64_t offset = -1;
   int32_t leader_epoch = -1;
   std::string metadata;
-  int16_t error = 0;  // UNSTABLE_OFFSET_COMMIT when asked for stable offsets
+  KafkaError error = KafkaError::kNone;  // UNSTABLE_OFFSET_COMMIT when asked for stable offsets
 };
 
 // TxnOffsetCommit: offsets a transactional producer commits for a group.
@@ -148,14 +149,14 @@ class GroupCoordinator {
 
   void join(JoinRequest r, JoinDone done);
   void sync(SyncRequest r, SyncDone done);
-  int16_t heartbeat(const MemberRef& r);
+  KafkaError heartbeat(const MemberRef& r);
   // LeaveGroup: each (member id, instance id) of `members` leaves `group_id`.
   LeaveResult leave(const std::string& group_id,
                     const std::vector<std::pair<std::string, std::optional<std::string>>>& members);
   // OffsetCommit: `done` gets one error per partition, in order. Topics must already
   // have been checked to exist.
   void commit(const MemberRef& member, std::vector<CommitPartition> partitions,
-              std::function<void(std::vector<int16_t>)> done);
+              std::function<void(std::vector<KafkaError>)> done);
   // OffsetFetch: the named partitions (-1 where nothing is committed), or with
   // `which` unset every committed one.
   // `require_stable` (OffsetFetch v7+): a partition with a transactional commit not
@@ -169,7 +170,7 @@ class GroupCoordinator {
   // transactional batch and holds them pending; complete_txn applies (commit) or
   // drops (abort) producer `producer_id`'s pending offsets of the partition's groups
   // once its marker is written there.
-  void txn_commit(TxnCommitRequest r, std::function<void(std::vector<int16_t>)> done);
+  void txn_commit(TxnCommitRequest r, std::function<void(std::vector<KafkaError>)> done);
   void complete_txn(int32_t partition, int64_t producer_id, bool commit);
   // Loading: a record of a transactional batch, and a marker.
   void replay_txn(int32_t partition, int64_t producer_id, Bytes key, std::optional<Bytes> value);
@@ -177,13 +178,13 @@ class GroupCoordinator {
   // OffsetDelete: top-level error, and one error per partition.
   void delete_offsets(const std::string& group_id,
                       std::vector<std::pair<std::string, int32_t>> partitions,
-                      std::function<void(int16_t, std::vector<int16_t>)> done);
+                      std::function<void(KafkaError, std::vector<KafkaError>)> done);
 
   std::vector<GroupListing> list(int32_t partition) const;
   GroupDescription describe(const std::string& group_id) const;
   // DeleteGroups for one group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or 0 once the
   // group's tombstones are durable.
-  void delete_group(const std::string& group_id, std::function<void(int16_t)> done);
+  void delete_group(const std::string& group_id, std::function<void(KafkaError)> done);
 
   // Loading: every record of a partition in log order, then finish_load (before any
   // request for the partition). A record that does not decode is logged and skipped.
@@ -221,7 +222,7 @@ class GroupCoordinator {
 
   // Members, sync and time (coordinator_members.cc).
   void remove_member_and_update(const GroupPtr& g, const std::string& member_id);
-  void reset_and_propagate_assignment_error(Group& g, int16_t error);
+  void reset_and_propagate_assignment_error(Group& g, KafkaError error);
   void set_and_propagate_assignment(Group& g,
                                     const std::map<std::string, std::vector<uint8_t>>& assignment);
   void touch(Member& m) const;
@@ -231,7 +232,7 @@ class GroupCoordinator {
 
   // Persistence (coordinator_store.cc).
   void store_group(const GroupPtr& g, const std::map<std::string, std::vector<uint8_t>>& assignment,
-                   std::function<void(int16_t)> done);
+                   std::function<void(KafkaError)> done);
   GroupValue group_value(const Group& g,
                          const std::map<std::string, std::vector<uint8_t>>& assignment) const;
 

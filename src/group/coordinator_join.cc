@@ -11,7 +11,7 @@ namespace strata::group {
 
 namespace {
 
-JoinResult join_error(int16_t error, std::string member_id = "") {
+JoinResult join_error(KafkaError error, std::string member_id = "") {
   JoinResult r;
   r.error = error;
   r.member_id = std::move(member_id);
@@ -179,10 +179,10 @@ void GroupCoordinator::replace_static_member(const GroupPtr& g, Member& m, JoinR
       std::map<std::string, std::vector<uint8_t>> assignment;
       for (const Member& x : g->members) assignment[x.id] = x.assignment;
       const bool skip = r.supports_skip_assignment;
-      store_group(g, assignment, [this, g, new_id, old_leader, skip, done](int16_t error) {
+      store_group(g, assignment, [this, g, new_id, old_leader, skip, done](KafkaError error) {
         Member* now = g->find(new_id);
-        if (error != 0 || now == nullptr) {
-          return done(join_error(error != 0 ? error : errc::kUnknownMemberId, new_id));
+        if (error != errc::kNone || now == nullptr) {
+          return done(join_error(error != errc::kNone ? error : errc::kUnknownMemberId, new_id));
         }
         // A v9+ leader learns it leads but may skip the assignment; older clients are
         // told the previous leader id so the new id does not redo a trivial assignment.
@@ -290,7 +290,7 @@ void GroupCoordinator::complete_join(const GroupPtr& g) {
     g->leader.reset();
     transition(*g, GroupState::kEmpty);
     spdlog::info("group {} is empty (generation {})", g->id, g->generation);
-    store_group(g, {}, [](int16_t) {});
+    store_group(g, {}, [](KafkaError) {});
     return;
   }
   g->protocol_name = g->select_protocol();

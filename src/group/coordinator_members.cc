@@ -8,7 +8,7 @@ namespace strata::group {
 
 namespace {
 
-SyncResult sync_error(int16_t error) {
+SyncResult sync_error(KafkaError error) {
   SyncResult r;
   r.error = error;
   return r;
@@ -56,10 +56,10 @@ void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
       if (assignment.count(id) != 0) assignment[id] = std::move(bytes);
     }
     const int32_t generation = g->generation;
-    store_group(g, assignment, [this, g, generation, assignment](int16_t error) {
+    store_group(g, assignment, [this, g, generation, assignment](KafkaError error) {
       // Another rebalance may have started while the write was in flight.
       if (g->state != GroupState::kCompletingRebalance || g->generation != generation) return;
-      if (error != 0) {
+      if (error != errc::kNone) {
         reset_and_propagate_assignment_error(*g, error);
         maybe_prepare_rebalance(g);
       } else {
@@ -72,7 +72,7 @@ void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
   arm(g);
 }
 
-int16_t GroupCoordinator::heartbeat(const MemberRef& r) {
+KafkaError GroupCoordinator::heartbeat(const MemberRef& r) {
   GroupPtr g = find(r.group_id);
   if (!g) return errc::kUnknownMemberId;
   if (g->state == GroupState::kDead) return errc::kCoordinatorNotAvailable;
@@ -153,7 +153,7 @@ void GroupCoordinator::remove_member_and_update(const GroupPtr& g, const std::st
   }
 }
 
-void GroupCoordinator::reset_and_propagate_assignment_error(Group& g, int16_t error) {
+void GroupCoordinator::reset_and_propagate_assignment_error(Group& g, KafkaError error) {
   for (Member& m : g.members) {
     m.assignment.clear();
     if (m.awaiting_sync) {

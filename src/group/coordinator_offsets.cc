@@ -7,8 +7,8 @@
 namespace strata::group {
 
 void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartition> partitions,
-                              std::function<void(std::vector<int16_t>)> done) {
-  auto all = [&](int16_t e) { done(std::vector<int16_t>(partitions.size(), e)); };
+                              std::function<void(std::vector<KafkaError>)> done) {
+  auto all = [&](KafkaError e) { done(std::vector<KafkaError>(partitions.size(), e)); };
   GroupPtr g = find(member.group_id);
   if (!g) {
     // Only a group not managed by Kafka (generation -1, "simple" consumers) may start
@@ -30,7 +30,7 @@ void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartiti
     touch(*m);
     arm(g);
   }
-  std::vector<int16_t> errors(partitions.size(), errc::kNone);
+  std::vector<KafkaError> errors(partitions.size(), errc::kNone);
   std::vector<OffsetsLog::Record> records;
   std::vector<size_t> written;
   const int64_t now = wall_ms();
@@ -47,11 +47,11 @@ void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartiti
   if (records.empty()) return done(std::move(errors));
   log_.append(g->partition, std::move(records),
               [g, now, errors = std::move(errors), written = std::move(written),
-               partitions = std::move(partitions), done = std::move(done)](int16_t error) mutable {
-                const int16_t e = commit_store_error(error);
+               partitions = std::move(partitions), done = std::move(done)](KafkaError error) mutable {
+                const KafkaError e = commit_store_error(error);
                 for (size_t i : written) {
                   errors[i] = e;
-                  if (e != 0) continue;
+                  if (e != errc::kNone) continue;
                   const CommitPartition& p = partitions[i];
                   g->offsets[{p.topic, p.partition}] =
                       CommittedOffset{p.offset, p.leader_epoch, p.metadata, now, p.expire_timestamp};
@@ -67,7 +67,7 @@ std::vector<FetchedOffset> GroupCoordinator::fetch_offsets(
   std::vector<FetchedOffset> out;
   GroupPtr g = find(group_id);
   auto lookup = [&](const std::string& topic, int32_t partition) {
-    FetchedOffset f{topic, partition, -1, -1, "", 0};
+    FetchedOffset f{topic, partition, -1, -1, "", errc::kNone};
     if (g && require_stable && g->has_pending_txn_offset({topic, partition})) {
       f.error = errc::kUnstableOffsetCommit;
       return f;
@@ -94,7 +94,7 @@ std::vector<FetchedOffset> GroupCoordinator::fetch_offsets(
 
 void GroupCoordinator::delete_offsets(const std::string& group_id,
                                       std::vector<std::pair<std::string, int32_t>> partitions,
-                                      std::function<void(int16_t, std::vector<int16_t>)> done) {
+                                      std::function<void(KafkaError, std::vector<KafkaError>)> done) {
   GroupPtr g = find(group_id);
   if (!g || g->state == GroupState::kDead) return done(errc::kGroupIdNotFound, {});
   // A consumer group with members keeps the offsets of topics it subscribes to (all
@@ -102,7 +102,7 @@ void GroupCoordinator::delete_offsets(const std::string& group_id,
   std::optional<std::set<std::string>> subscribed;
   const bool active = g->state != GroupState::kEmpty;
   if (active) subscribed = g->subscribed_topics();
-  std::vector<int16_t> errors(partitions.size(), errc::kNone);
+  std::vector<KafkaError> errors(partitions.size(), errc::kNone);
   std::vector<OffsetsLog::Record> records;
   std::vector<TopicPartitionKey> removed;
   for (size_t i = 0; i < partitions.size(); ++i) {
@@ -118,8 +118,8 @@ void GroupCoordinator::delete_offsets(const std::string& group_id,
   if (records.empty()) return done(errc::kNone, std::move(errors));
   log_.append(g->partition, std::move(records),
               [g, removed = std::move(removed), errors = std::move(errors),
-               done = std::move(done)](int16_t error) mutable {
-                if (error != 0) return done(commit_store_error(error), {});
+               done = std::move(done)](KafkaError error) mutable {
+                if (error != errc::kNone) return done(commit_store_error(error), {});
                 for (const auto& tp : removed) g->offsets.erase(tp);
                 done(errc::kNone, std::move(errors));
               });
@@ -174,7 +174,7 @@ void GroupCoordinator::expire(int32_t partition, int64_t now_ms) {
     }
     spdlog::info("group {}: expired {} offsets{}", g->id, expired.size(),
                  remove_group ? "; group removed" : "");
-    log_.append(partition, std::move(records), [](int16_t) {});
+    log_.append(partition, std::move(records), [](KafkaError) {});
   }
 }
 

@@ -9,7 +9,7 @@ namespace {
 // Kafka's mapping of append failures for group writes (GroupMetadataManager.storeGroup):
 // transient storage trouble -> COORDINATOR_NOT_AVAILABLE (the client retries), a
 // record too large -> UNKNOWN_SERVER_ERROR.
-int16_t group_store_error(int16_t append_error) {
+KafkaError group_store_error(KafkaError append_error) {
   switch (append_error) {
     case errc::kNone: return errc::kNone;
     case errc::kUnknownTopicOrPartition:
@@ -48,11 +48,11 @@ GroupValue GroupCoordinator::group_value(
 
 void GroupCoordinator::store_group(const GroupPtr& g,
                                    const std::map<std::string, std::vector<uint8_t>>& assignment,
-                                   std::function<void(int16_t)> done) {
+                                   std::function<void(KafkaError)> done) {
   std::vector<OffsetsLog::Record> records;
   records.push_back({encode_key(GroupKey{g->id}), encode_value(group_value(*g, assignment))});
   log_.append(g->partition, std::move(records),
-              [done = std::move(done)](int16_t error) { done(group_store_error(error)); });
+              [done = std::move(done)](KafkaError error) { done(group_store_error(error)); });
 }
 
 }  // namespace strata::group

@@ -15,21 +15,21 @@ using namespace std::chrono_literals;
 struct FakeLog : OffsetsLog {
   explicit FakeLog(asio::io_context& io_in) : io(io_in) {}
   void append(int32_t partition, std::vector<Record> records,
-              std::function<void(int16_t)> done) override {
-    if (fail == 0) {
+              std::function<void(KafkaError)> done) override {
+    if (fail == errc::kNone) {
       for (Record& r : records) written.emplace_back(partition, std::move(r));
     }
     asio::post(io, [done, e = fail] { done(e); });
   }
   void append_transactional(int32_t partition, int64_t producer_id, int16_t, std::vector<Record> records,
-                            std::function<void(int16_t)> done) override {
+                            std::function<void(KafkaError)> done) override {
     txn_producers.push_back(producer_id);
     append(partition, std::move(records), std::move(done));
   }
   std::vector<int64_t> txn_producers;
   asio::io_context& io;
   std::vector<std::pair<int32_t, Record>> written;
-  int16_t fail = 0;
+  KafkaError fail = errc::kNone;
 };
 
 template <class T>
@@ -113,7 +113,7 @@ class CoordinatorTest : public ::testing::Test {
 TEST_F(CoordinatorTest, TwoMembersRebalanceAndShareTheLeadersAssignment) {
   auto [a, ja] = join_new();
   ASSERT_TRUE(run_until([&] { return bool(*ja); }));
-  EXPECT_EQ((*ja)->error, 0);
+  EXPECT_EQ((*ja)->error, errc::kNone);
   EXPECT_EQ((*ja)->generation, 1);
   EXPECT_EQ((*ja)->leader, a);
   EXPECT_EQ((*ja)->protocol_name, "range");
@@ -145,7 +145,7 @@ TEST_F(CoordinatorTest, TwoMembersRebalanceAndShareTheLeadersAssignment) {
   EXPECT_EQ((*sb)->assignment, std::vector<uint8_t>{2});
   EXPECT_EQ((*sa2)->assignment, std::vector<uint8_t>{1});
   EXPECT_EQ(state(), GroupState::kStable);
-  EXPECT_EQ(coord->heartbeat({"g", b, std::nullopt, 2}), 0);
+  EXPECT_EQ(coord->heartbeat({"g", b, std::nullopt, 2}), errc::kNone);
   EXPECT_EQ(coord->heartbeat({"g", b, std::nullopt, 1}), errc::kIllegalGeneration);
   EXPECT_EQ(coord->heartbeat({"g", "nobody", std::nullopt, 2}), errc::kUnknownMemberId);
 }
@@ -199,7 +199,7 @@ TEST_F(CoordinatorTest, StaticMemberRestartKeepsGenerationAndAssignment) {
   // "Restart" of i1: a join without member id.
   auto again = join(request("", std::string("i1")));
   ASSERT_TRUE(run_until([&] { return bool(*again); }));
-  EXPECT_EQ((*again)->error, 0);
+  EXPECT_EQ((*again)->error, errc::kNone);
   EXPECT_EQ((*again)->generation, gen);  // no rebalance
   const std::string a2 = (*again)->member_id;
   EXPECT_NE(a2, a);
@@ -207,20 +207,20 @@ TEST_F(CoordinatorTest, StaticMemberRestartKeepsGenerationAndAssignment) {
   auto s3 = sync(a2, gen);
   ASSERT_TRUE(run_until([&] { return bool(*s3); }));
   EXPECT_EQ((*s3)->assignment, std::vector<uint8_t>{1});
-  EXPECT_EQ(coord->heartbeat({"g", b, std::string("i2"), gen}), 0);
+  EXPECT_EQ(coord->heartbeat({"g", b, std::string("i2"), gen}), errc::kNone);
   EXPECT_EQ(coord->heartbeat({"g", a, std::string("i1"), gen}), errc::kFencedInstanceId);
 }
 
 TEST_F(CoordinatorTest, CommitsAreCheckedAgainstTheGeneration) {
   auto commit = [&](MemberRef m, std::string metadata = "") {
-    auto slot = std::make_shared<std::optional<std::vector<int16_t>>>();
+    auto slot = std::make_shared<std::optional<std::vector<KafkaError>>>();
     coord->commit(m, {{"t", 0, 42, 3, std::move(metadata), -1}},
-                  [slot](std::vector<int16_t> e) { *slot = std::move(e); });
+                  [slot](std::vector<KafkaError> e) { *slot = std::move(e); });
     run_until([&] { return bool(*slot); });
     return slot->value().at(0);
   };
   EXPECT_EQ(commit({"g", "", std::nullopt, 5}), errc::kIllegalGeneration);  // no such group
-  EXPECT_EQ(commit({"g", "", std::nullopt, -1}), 0);                         // simple consumer
+  EXPECT_EQ(commit({"g", "", std::nullopt, -1}), errc::kNone);                         // simple consumer
   auto f = coord->fetch_offsets("g", std::vector<std::pair<std::string, std::vector<int32_t>>>{{"t", {0, 1}}});
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].offset, 42);
@@ -233,7 +233,7 @@ TEST_F(CoordinatorTest, CommitsAreCheckedAgainstTheGeneration) {
   EXPECT_EQ(commit({"g", a, std::nullopt, 1}), errc::kRebalanceInProgress);  // not synced yet
   auto sa = sync(a, 1, {{a, {}}});
   ASSERT_TRUE(run_until([&] { return bool(*sa); }));
-  EXPECT_EQ(commit({"g", a, std::nullopt, 1}), 0);
+  EXPECT_EQ(commit({"g", a, std::nullopt, 1}), errc::kNone);
   EXPECT_EQ(commit({"g", a, std::nullopt, 0}), errc::kIllegalGeneration);
   EXPECT_EQ(commit({"g", "x", std::nullopt, 1}), errc::kUnknownMemberId);
   EXPECT_EQ(commit({"g", "", std::nullopt, -1}), errc::kUnknownMemberId);  // group is active
@@ -244,9 +244,9 @@ TEST_F(CoordinatorTest, CommitsAreCheckedAgainstTheGeneration) {
 // producer's transaction aborted at once) still finds them.
 TEST_F(CoordinatorTest, TransactionalOffsetsWaitForTheMarker) {
   auto txn_commit = [&](int64_t pid, int64_t offset) {
-    auto slot = std::make_shared<std::optional<std::vector<int16_t>>>();
+    auto slot = std::make_shared<std::optional<std::vector<KafkaError>>>();
     TxnCommitRequest r{"g", pid, 0, -1, "", std::nullopt, {{"t", 0, offset, -1, "", -1}}};
-    coord->txn_commit(std::move(r), [slot](std::vector<int16_t> e) { *slot = std::move(e); });
+    coord->txn_commit(std::move(r), [slot](std::vector<KafkaError> e) { *slot = std::move(e); });
     return slot;
   };
   using Wanted = std::vector<std::pair<std::string, std::vector<int32_t>>>;
@@ -255,7 +255,7 @@ TEST_F(CoordinatorTest, TransactionalOffsetsWaitForTheMarker) {
 
   auto first = txn_commit(7, 10);
   ASSERT_TRUE(run_until([&] { return bool(*first); }));
-  EXPECT_EQ(first->value().at(0), 0);
+  EXPECT_EQ(first->value().at(0), errc::kNone);
   EXPECT_EQ(log.txn_producers.back(), 7);
   EXPECT_EQ(fetch(false).offset, -1);
   EXPECT_EQ(fetch(true).error, errc::kUnstableOffsetCommit);
@@ -265,7 +265,7 @@ TEST_F(CoordinatorTest, TransactionalOffsetsWaitForTheMarker) {
   auto second = txn_commit(7, 20);
   coord->complete_txn(p, 7, false);  // before the write's callback
   ASSERT_TRUE(run_until([&] { return bool(*second); }));
-  EXPECT_EQ(fetch(true).error, 0);
+  EXPECT_EQ(fetch(true).error, errc::kNone);
   EXPECT_EQ(fetch(true).offset, 10);
 }
 
@@ -276,10 +276,10 @@ TEST_F(CoordinatorTest, ReplayRebuildsGroupsAndOffsets) {
   ASSERT_TRUE(run_until([&] { return bool(*sa); }));
   auto done = std::make_shared<bool>(false);
   coord->commit({"g", a, std::nullopt, 1}, {{"t", 3, 99, -1, "meta", -1}},
-                [done](std::vector<int16_t>) { *done = true; });
+                [done](std::vector<KafkaError>) { *done = true; });
   ASSERT_TRUE(run_until([&] { return *done; }));
   coord->commit({"other", "", std::nullopt, -1}, {{"t", 0, 5, -1, "", -1}},
-                [done](std::vector<int16_t>) { *done = true; });
+                [done](std::vector<KafkaError>) { *done = true; });
   settle();
 
   auto fresh = make();
@@ -294,7 +294,7 @@ TEST_F(CoordinatorTest, ReplayRebuildsGroupsAndOffsets) {
   ASSERT_EQ(d.members.size(), 1u);
   EXPECT_EQ(d.members[0].member_id, a);
   EXPECT_EQ(d.members[0].assignment, std::vector<uint8_t>{7});
-  EXPECT_EQ(fresh->heartbeat({"g", a, std::nullopt, 1}), 0);  // the member carries on
+  EXPECT_EQ(fresh->heartbeat({"g", a, std::nullopt, 1}), errc::kNone);  // the member carries on
   auto f = fresh->fetch_offsets("g", std::nullopt);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].offset, 99);
@@ -306,8 +306,8 @@ TEST_F(CoordinatorTest, OnlyEmptyGroupsCanBeDeleted) {
   auto [a, ja] = join_new();
   ASSERT_TRUE(run_until([&] { return bool(*ja); }));
   auto deleted = [&](const std::string& g) {
-    auto slot = std::make_shared<std::optional<int16_t>>();
-    coord->delete_group(g, [slot](int16_t e) { *slot = e; });
+    auto slot = std::make_shared<std::optional<KafkaError>>();
+    coord->delete_group(g, [slot](KafkaError e) { *slot = e; });
     run_until([&] { return bool(*slot); });
     return slot->value();
   };
@@ -315,9 +315,9 @@ TEST_F(CoordinatorTest, OnlyEmptyGroupsCanBeDeleted) {
   EXPECT_EQ(deleted("nope"), errc::kGroupIdNotFound);
   auto left = coord->leave("g", {{a, std::nullopt}});
   ASSERT_EQ(left.members.size(), 1u);
-  EXPECT_EQ(left.members[0], 0);
+  EXPECT_EQ(left.members[0], errc::kNone);
   ASSERT_TRUE(run_until([&] { return state() == GroupState::kEmpty; }));
-  EXPECT_EQ(deleted("g"), 0);
+  EXPECT_EQ(deleted("g"), errc::kNone);
   EXPECT_FALSE(coord->describe("g").exists);
   EXPECT_FALSE(log.written.back().second.value);  // a tombstone
 }
@@ -327,7 +327,7 @@ TEST_F(CoordinatorTest, OffsetsOfEmptyGroupsExpire) {
   coord = make();
   auto done = std::make_shared<bool>(false);
   coord->commit({"g", "", std::nullopt, -1}, {{"t", 0, 1, -1, "", -1}},
-                [done](std::vector<int16_t>) { *done = true; });
+                [done](std::vector<KafkaError>) { *done = true; });
   ASSERT_TRUE(run_until([&] { return *done; }));
   coord->expire(coord->partition_for("g"), wall_ms() + 1);
   EXPECT_FALSE(coord->describe("g").exists);
@@ -337,7 +337,7 @@ TEST_F(CoordinatorTest, OffsetsOfEmptyGroupsExpire) {
 TEST_F(CoordinatorTest, AFailedGroupWriteFailsTheSyncAndRebalances) {
   auto [a, ja] = join_new();
   ASSERT_TRUE(run_until([&] { return bool(*ja); }));
-  log.fail = 56;  // KAFKA_STORAGE_ERROR
+  log.fail = errc::kKafkaStorageError;
   auto sa = sync(a, 1, {{a, {9}}});
   ASSERT_TRUE(run_until([&] { return bool(*sa); }));
   EXPECT_EQ((*sa)->error, errc::kCoordinatorNotAvailable);

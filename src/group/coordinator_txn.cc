@@ -14,8 +14,8 @@ namespace strata::group {
 // transactional producer may commit for a group no consumer joined); v3 requests
 // naming a member and generation are checked against the group like OffsetCommit.
 void GroupCoordinator::txn_commit(TxnCommitRequest r,
-                                  std::function<void(std::vector<int16_t>)> done) {
-  auto all = [&](int16_t e) { done(std::vector<int16_t>(r.partitions.size(), e)); };
+                                  std::function<void(std::vector<KafkaError>)> done) {
+  auto all = [&](KafkaError e) { done(std::vector<KafkaError>(r.partitions.size(), e)); };
   GroupPtr g = get_or_create(r.group_id);
   if (g->state == GroupState::kDead) return all(errc::kCoordinatorNotAvailable);
   if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) {
@@ -23,7 +23,7 @@ void GroupCoordinator::txn_commit(TxnCommitRequest r,
   }
   if (!r.member_id.empty() && !g->has(r.member_id)) return all(errc::kUnknownMemberId);
   if (r.generation >= 0 && r.generation != g->generation) return all(errc::kIllegalGeneration);
-  std::vector<int16_t> errors(r.partitions.size(), errc::kNone);
+  std::vector<KafkaError> errors(r.partitions.size(), errc::kNone);
   std::vector<OffsetsLog::Record> records;
   std::vector<size_t> written;
   const int64_t now = wall_ms();
@@ -50,11 +50,11 @@ void GroupCoordinator::txn_commit(TxnCommitRequest r,
   log_.append_transactional(
       g->partition, pid, r.producer_epoch, std::move(records),
       [g, pid, errors = std::move(errors), written = std::move(written),
-       partitions = std::move(r.partitions), done = std::move(done)](int16_t error) mutable {
+       partitions = std::move(r.partitions), done = std::move(done)](KafkaError error) mutable {
         // Kafka's mapping for offset appends (storeOffsets), and the producer's errors
         // as the partition gave them.
-        const int16_t e = commit_store_error(error);
-        if (e != 0) {
+        const KafkaError e = commit_store_error(error);
+        if (e != errc::kNone) {
           // Not written: these offsets are not part of the transaction after all.
           auto it = g->pending_txn_offsets.find(pid);
           if (it != g->pending_txn_offsets.end()) {

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/kafka_errors.h"
+
 namespace strata::group {
 
 using Clock = std::chrono::steady_clock;
@@ -39,7 +41,7 @@ struct JoinMember {
 };
 
 struct JoinResult {
-  int16_t error = 0;
+  KafkaError error = KafkaError::kNone;
   int32_t generation = -1;
   std::optional<std::string> protocol_type;
   std::optional<std::string> protocol_name;
@@ -50,7 +52,7 @@ struct JoinResult {
 };
 
 struct SyncResult {
-  int16_t error = 0;
+  KafkaError error = KafkaError::kNone;
   std::optional<std::string> protocol_type;
   std::optional<std::string> protocol_name;
   std::vector<uint8_t> assignment;

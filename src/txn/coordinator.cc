@@ -63,16 +63,16 @@ namespace {
 
 // Storage failures of the coordinator's own log: the client retries (Kafka maps them
 // to COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR the same way).
-int16_t retriable(int16_t error) {
+KafkaError retriable(KafkaError error) {
   return error == errc::kNone ? errc::kNone : errc::kCoordinatorNotAvailable;
 }
 
 }  // namespace
 
-void TxnCoordinator::store(const MetaPtr& m, TxnValue target, std::function<void(int16_t)> done) {
+void TxnCoordinator::store(const MetaPtr& m, TxnValue target, std::function<void(KafkaError)> done) {
   m->pending = true;
   log_.append(m->partition, encode_txn_key(m->id), encode_txn_value(target),
-              [m, target, done = std::move(done)](int16_t error) {
+              [m, target, done = std::move(done)](KafkaError error) {
                 m->pending = false;
                 if (error == errc::kNone) apply_value(*m, target);
                 done(error);
@@ -152,14 +152,14 @@ void TxnCoordinator::bump_and_store(const MetaPtr& m, const InitPidRequest& r,
   v.partitions.clear();
   v.start_ms = -1;
   v.last_update_ms = clock_();
-  store(m, v, [m, last_epoch, done = std::move(done)](int16_t error) {
+  store(m, v, [m, last_epoch, done = std::move(done)](KafkaError error) {
     if (error != errc::kNone) return done({retriable(error)});
     m->last_epoch = last_epoch;
     done({errc::kNone, m->producer_id, m->epoch});
   });
 }
 
-int16_t TxnCoordinator::check_producer(const Metadata& m, int64_t producer_id,
+KafkaError TxnCoordinator::check_producer(const Metadata& m, int64_t producer_id,
                                        int16_t producer_epoch) const {
   if (producer_id != m.producer_id) return errc::kInvalidProducerIdMapping;
   if (producer_epoch != m.epoch) return errc::kProducerFenced;
@@ -171,10 +171,10 @@ int16_t TxnCoordinator::check_producer(const Metadata& m, int64_t producer_id,
 void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id,
                                     int16_t producer_epoch,
                                     std::vector<TxnTopicPartitions> partitions,
-                                    std::function<void(int16_t)> done) {
+                                    std::function<void(KafkaError)> done) {
   MetaPtr m = find(id);
   if (!m) return done(errc::kInvalidProducerIdMapping);
-  if (int16_t e = check_producer(*m, producer_id, producer_epoch); e != errc::kNone) {
+  if (KafkaError e = check_producer(*m, producer_id, producer_epoch); e != errc::kNone) {
     return done(e);
   }
   if (completing(*m)) {
@@ -211,14 +211,14 @@ void TxnCoordinator::add_partitions(const std::string& id, int64_t producer_id,
   v.state = TxnState::kOngoing;
   v.start_ms = ongoing ? m->start_ms : now;
   v.last_update_ms = now;
-  store(m, v, [done = std::move(done)](int16_t error) { done(retriable(error)); });
+  store(m, v, [done = std::move(done)](KafkaError error) { done(retriable(error)); });
 }
 
-int16_t TxnCoordinator::verify(const std::string& id, int64_t producer_id, int16_t producer_epoch,
+KafkaError TxnCoordinator::verify(const std::string& id, int64_t producer_id, int16_t producer_epoch,
                                const std::string& topic, int32_t partition) const {
   MetaPtr m = find(id);
   if (!m) return errc::kInvalidProducerIdMapping;
-  if (int16_t e = check_producer(*m, producer_id, producer_epoch); e != errc::kNone) return e;
+  if (KafkaError e = check_producer(*m, producer_id, producer_epoch); e != errc::kNone) return e;
   if (m->state != TxnState::kOngoing) return errc::kInvalidTxnState;
   auto it = m->partitions.find(topic);
   if (it == m->partitions.end() || !it->second.contains(partition)) return errc::kInvalidTxnState;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/bytes.h"
+#include "common/kafka_errors.h"
 #include "common/result.h"
 #include "txn/config.h"
 #include "txn/records.h"
@@ -40,7 +41,7 @@ class TxnLog {
   // durable, or the Kafka error code of the failure.
   virtual void append(int32_t partition, std::vector<uint8_t> key,
                       std::optional<std::vector<uint8_t>> value,
-                      std::function<void(int16_t)> done) = 0;
+                      std::function<void(KafkaError)> done) = 0;
 };
 
 // Writes a transaction's commit or abort markers to its partitions (Kafka's
@@ -60,7 +61,7 @@ class MarkerWriter {
   // partition `txn_partition` with 0, or an error to retry later. Partitions that no
   // longer exist count as done (Kafka drops them from the pending set).
   virtual void write(int32_t txn_partition, MarkerRequest request,
-                     std::function<void(int16_t)> done) = 0;
+                     std::function<void(KafkaError)> done) = 0;
 };
 
 struct InitPidRequest {
@@ -71,13 +72,13 @@ struct InitPidRequest {
 };
 
 struct PidAndEpoch {
-  int16_t error = 0;
+  KafkaError error = KafkaError::kNone;
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;
 };
 
 struct TxnDescription {
-  int16_t error = 0;  // TRANSACTIONAL_ID_NOT_FOUND
+  KafkaError error = KafkaError::kNone;  // TRANSACTIONAL_ID_NOT_FOUND
   TxnState state = TxnState::kEmpty;
   int64_t producer_id = -1;
   int16_t producer_epoch = -1;
@@ -121,10 +122,10 @@ class TxnCoordinator {
   // AddPartitionsToTxn and AddOffsetsToTxn (the group's __consumer_offsets partition).
   void add_partitions(const std::string& transactional_id, int64_t producer_id,
                       int16_t producer_epoch, std::vector<TxnTopicPartitions> partitions,
-                      std::function<void(int16_t)> done);
+                      std::function<void(KafkaError)> done);
   // AddPartitionsToTxn v4+ VerifyOnly: 0 if the transaction is ongoing with the
   // partition, else Kafka's error.
-  int16_t verify(const std::string& transactional_id, int64_t producer_id,
+  KafkaError verify(const std::string& transactional_id, int64_t producer_id,
                  int16_t producer_epoch, const std::string& topic, int32_t partition) const;
   // EndTxn: `bump_epoch` for v5+ (TV2). The answer carries the producer id and epoch
   // the producer uses next.
@@ -156,10 +157,10 @@ class TxnCoordinator {
                      std::function<void(PidAndEpoch)> done);
   void bump_and_store(const MetaPtr& m, const InitPidRequest& r,
                       std::function<void(PidAndEpoch)> done);
-  int16_t check_producer(const Metadata& m, int64_t producer_id, int16_t producer_epoch) const;
+  KafkaError check_producer(const Metadata& m, int64_t producer_id, int16_t producer_epoch) const;
   // Writes `target` for `m` (Kafka's prepareTransition + append + completeTransition):
   // `m` is pending meanwhile; on success `target` becomes its state.
-  void store(const MetaPtr& m, TxnValue target, std::function<void(int16_t)> done);
+  void store(const MetaPtr& m, TxnValue target, std::function<void(KafkaError)> done);
   // Prepare (written), markers, complete: the end of a transaction.
   void prepare_end(const MetaPtr& m, bool commit, bool bump,
                    std::function<void(PidAndEpoch)> done);

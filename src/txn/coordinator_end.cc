@@ -92,7 +92,7 @@ void TxnCoordinator::prepare_end(const MetaPtr& m, bool commit, bool bump,
   v.state = commit ? TxnState::kPrepareCommit : TxnState::kPrepareAbort;
   v.last_update_ms = clock_();
   if (m->state != TxnState::kOngoing) v.partitions.clear();
-  store(m, v, [this, m, done = std::move(done)](int16_t error) {
+  store(m, v, [this, m, done = std::move(done)](KafkaError error) {
     if (error != errc::kNone) return done({errc::kCoordinatorNotAvailable});
     if (m->next_producer_id >= 0) {
       done({errc::kNone, m->next_producer_id, 0});
@@ -112,9 +112,10 @@ void TxnCoordinator::send_markers(const MetaPtr& m) {
   r.commit = m->state == TxnState::kPrepareCommit;
   for (const auto& [topic, ps] : m->partitions) r.partitions.push_back({topic, {ps.begin(), ps.end()}});
   if (r.partitions.empty()) return complete(m);
-  markers_.write(m->partition, std::move(r), [this, m](int16_t error) {
+  markers_.write(m->partition, std::move(r), [this, m](KafkaError error) {
     if (error == errc::kNone) return complete(m);
-    spdlog::warn("transaction {}: markers not written (error {}); retrying", m->id, error);
+    spdlog::warn("transaction {}: markers not written ({}); retrying", m->id,
+                 kafka_error_name(error));
     std::vector<Metadata::Parked> parked;
     parked.swap(m->after_complete);
     for (auto& p : parked) p.give_up();
@@ -135,10 +136,10 @@ void TxnCoordinator::complete(const MetaPtr& m) {
   v.partitions.clear();
   v.last_update_ms = clock_();
   log_.append(m->partition, encode_txn_key(m->id), encode_txn_value(v),
-              [this, m, v](int16_t error) {
+              [this, m, v](KafkaError error) {
                 if (error != errc::kNone) {
-                  spdlog::warn("transaction {}: completion not written (error {}); retrying",
-                               m->id, error);
+                  spdlog::warn("transaction {}: completion not written ({}); retrying",
+                               m->id, kafka_error_name(error));
                   return retry_later(m, [this, m] { complete(m); });
                 }
                 apply_value(*m, v);
@@ -163,7 +164,9 @@ void TxnCoordinator::retry_later(const MetaPtr& m, std::function<void()> again) 
 void TxnCoordinator::fence_and_abort(const MetaPtr& m) {
   m->last_epoch = -1;
   prepare_end(m, false, !epoch_exhausted(m->epoch), [id = m->id](PidAndEpoch r) {
-    if (r.error != errc::kNone) spdlog::warn("transaction {}: abort not written (error {})", id, r.error);
+    if (r.error != errc::kNone) {
+      spdlog::warn("transaction {}: abort not written ({})", id, kafka_error_name(r.error));
+    }
   });
 }
 
@@ -198,7 +201,7 @@ void TxnCoordinator::expire(int32_t partition, int64_t now) {
   }
   for (const MetaPtr& m : idle) {
     m->pending = true;
-    log_.append(m->partition, encode_txn_key(m->id), std::nullopt, [this, m](int16_t error) {
+    log_.append(m->partition, encode_txn_key(m->id), std::nullopt, [this, m](KafkaError error) {
       m->pending = false;
       if (error != errc::kNone) return;
       m->state = TxnState::kDead;

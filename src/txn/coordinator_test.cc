@@ -18,20 +18,23 @@ struct Stored {
   std::optional<TxnValue> value;
 };
 
+// What a callback slot holds until the coordinator answers (no Kafka code is -2).
+constexpr KafkaError kUnanswered = static_cast<KafkaError>(-2);
+
 class FakeLog : public TxnLog {
  public:
   explicit FakeLog(asio::io_context& io) : io_(io) {}
   void append(int32_t partition, std::vector<uint8_t> key, std::optional<std::vector<uint8_t>> value,
-              std::function<void(int16_t)> done) override {
+              std::function<void(KafkaError)> done) override {
     if (fail) {
-      asio::post(io_, [done] { done(56); });
+      asio::post(io_, [done] { done(errc::kKafkaStorageError); });
       return;
     }
     Stored s{partition, *decode_txn_key(key), std::nullopt};
     if (value) s.value = *decode_txn_value(*value);
     records.push_back({partition, key, value});
     stored.push_back(std::move(s));
-    asio::post(io_, [done] { done(0); });
+    asio::post(io_, [done] { done(errc::kNone); });
   }
   struct Raw {
     int32_t partition;
@@ -49,18 +52,18 @@ class FakeLog : public TxnLog {
 class FakeMarkers : public MarkerWriter {
  public:
   explicit FakeMarkers(asio::io_context& io) : io_(io) {}
-  void write(int32_t, MarkerRequest r, std::function<void(int16_t)> done) override {
+  void write(int32_t, MarkerRequest r, std::function<void(KafkaError)> done) override {
     sent.push_back(r);
     if (hold) {
       held.push_back(std::move(done));
       return;
     }
-    const int16_t e = failures > 0 ? int16_t(56) : int16_t(0);
+    const KafkaError e = failures > 0 ? errc::kKafkaStorageError : errc::kNone;
     if (failures > 0) --failures;
     asio::post(io_, [done, e] { done(e); });
   }
   // Answers the held writes with `error`; later writes are answered at once.
-  void release(int16_t error) {
+  void release(KafkaError error) {
     hold = false;
     for (auto& d : held) asio::post(io_, [d, error] { d(error); });
     held.clear();
@@ -68,7 +71,7 @@ class FakeMarkers : public MarkerWriter {
   std::vector<MarkerRequest> sent;
   int failures = 0;
   bool hold = false;
-  std::vector<std::function<void(int16_t)>> held;
+  std::vector<std::function<void(KafkaError)>> held;
 
  private:
   asio::io_context& io_;
@@ -92,20 +95,20 @@ class TxnCoordinatorTest : public ::testing::Test {
   }
   PidAndEpoch init(const std::string& id, int64_t pid = -1, int16_t epoch = -1,
                    int32_t timeout = 60000) {
-    PidAndEpoch out{-2};
+    PidAndEpoch out{kUnanswered};
     coord->init_producer_id({id, timeout, pid, epoch}, [&](PidAndEpoch r) { out = r; });
     drain();
     return out;
   }
-  int16_t add(const std::string& id, PidAndEpoch p, const std::string& topic, int32_t part) {
-    int16_t out = -2;
+  KafkaError add(const std::string& id, PidAndEpoch p, const std::string& topic, int32_t part) {
+    KafkaError out = kUnanswered;
     coord->add_partitions(id, p.producer_id, p.producer_epoch, {{topic, {part}}},
-                          [&](int16_t e) { out = e; });
+                          [&](KafkaError e) { out = e; });
     drain();
     return out;
   }
   PidAndEpoch end(const std::string& id, PidAndEpoch p, bool commit, bool bump = false) {
-    PidAndEpoch out{-2};
+    PidAndEpoch out{kUnanswered};
     coord->end_txn(id, p.producer_id, p.producer_epoch, commit, bump,
                    [&](PidAndEpoch r) { out = r; });
     drain();
@@ -125,7 +128,7 @@ class TxnCoordinatorTest : public ::testing::Test {
 TEST_F(TxnCoordinatorTest, InitAllocatesOnceThenBumpsTheEpoch) {
   load_all();
   PidAndEpoch a = init("t1");
-  EXPECT_EQ(a.error, 0);
+  EXPECT_EQ(a.error, errc::kNone);
   EXPECT_EQ(a.producer_id, 1000);
   EXPECT_EQ(a.producer_epoch, 0);
   PidAndEpoch b = init("t1");
@@ -150,15 +153,15 @@ TEST_F(TxnCoordinatorTest, NotLoadedPartitionsAnswerCoordinatorNotAvailable) {
 TEST_F(TxnCoordinatorTest, CommitWritesPrepareMarkersThenComplete) {
   load_all();
   PidAndEpoch p = init("t1");
-  EXPECT_EQ(add("t1", p, "a", 0), 0);
-  EXPECT_EQ(add("t1", p, "b", 3), 0);
-  EXPECT_EQ(add("t1", p, "a", 0), 0);  // already in: nothing written
+  EXPECT_EQ(add("t1", p, "a", 0), errc::kNone);
+  EXPECT_EQ(add("t1", p, "b", 3), errc::kNone);
+  EXPECT_EQ(add("t1", p, "a", 0), errc::kNone);  // already in: nothing written
   EXPECT_EQ(state("t1"), TxnState::kOngoing);
   ASSERT_EQ(log.stored.size(), 3u);
   EXPECT_EQ(log.stored[2].value->partitions,
             (std::vector<TxnTopicPartitions>{{"a", {0}}, {"b", {3}}}));
   PidAndEpoch e = end("t1", p, true);
-  EXPECT_EQ(e.error, 0);
+  EXPECT_EQ(e.error, errc::kNone);
   EXPECT_EQ(e.producer_epoch, p.producer_epoch);  // TV1: the epoch stays
   ASSERT_EQ(markers.sent.size(), 1u);
   EXPECT_TRUE(markers.sent[0].commit);
@@ -170,10 +173,10 @@ TEST_F(TxnCoordinatorTest, CommitWritesPrepareMarkersThenComplete) {
   EXPECT_TRUE(log.stored[4].value->partitions.empty());
   EXPECT_EQ(state("t1"), TxnState::kCompleteCommit);
   // A retried EndTxn with the same outcome succeeds; the other outcome does not.
-  EXPECT_EQ(end("t1", p, true).error, 0);
+  EXPECT_EQ(end("t1", p, true).error, errc::kNone);
   EXPECT_EQ(end("t1", p, false).error, errc::kInvalidTxnState);
   // The next transaction starts from no partitions.
-  EXPECT_EQ(add("t1", p, "c", 1), 0);
+  EXPECT_EQ(add("t1", p, "c", 1), errc::kNone);
   EXPECT_EQ(coord->describe("t1").partitions, (std::vector<TxnTopicPartitions>{{"c", {1}}}));
 }
 
@@ -181,28 +184,28 @@ TEST_F(TxnCoordinatorTest, ProducerChecks) {
   load_all();
   PidAndEpoch p = init("t1");
   EXPECT_EQ(add("nope", p, "a", 0), errc::kInvalidProducerIdMapping);
-  EXPECT_EQ(add("t1", {0, p.producer_id + 1, p.producer_epoch}, "a", 0),
+  EXPECT_EQ(add("t1", {errc::kNone, p.producer_id + 1, p.producer_epoch}, "a", 0),
             errc::kInvalidProducerIdMapping);
-  EXPECT_EQ(add("t1", {0, p.producer_id, int16_t(p.producer_epoch + 1)}, "a", 0),
+  EXPECT_EQ(add("t1", {errc::kNone, p.producer_id, int16_t(p.producer_epoch + 1)}, "a", 0),
             errc::kProducerFenced);
   EXPECT_EQ(end("t1", p, true).error, errc::kInvalidTxnState);  // TV1: nothing ongoing
   EXPECT_EQ(coord->verify("t1", p.producer_id, p.producer_epoch, "a", 0), errc::kInvalidTxnState);
-  EXPECT_EQ(add("t1", p, "a", 0), 0);
-  EXPECT_EQ(coord->verify("t1", p.producer_id, p.producer_epoch, "a", 0), 0);
+  EXPECT_EQ(add("t1", p, "a", 0), errc::kNone);
+  EXPECT_EQ(coord->verify("t1", p.producer_id, p.producer_epoch, "a", 0), errc::kNone);
   EXPECT_EQ(coord->verify("t1", p.producer_id, p.producer_epoch, "a", 1), errc::kInvalidTxnState);
 }
 
 TEST_F(TxnCoordinatorTest, NewInstanceFencesAndAbortsTheOngoingTransaction) {
   load_all();
   PidAndEpoch old = init("t1");
-  ASSERT_EQ(add("t1", old, "a", 0), 0);
+  ASSERT_EQ(add("t1", old, "a", 0), errc::kNone);
   EXPECT_EQ(init("t1").error, errc::kConcurrentTransactions);
   ASSERT_EQ(markers.sent.size(), 1u);
   EXPECT_FALSE(markers.sent[0].commit);
   EXPECT_EQ(markers.sent[0].producer_epoch, old.producer_epoch + 1);  // fences the old one
   EXPECT_EQ(state("t1"), TxnState::kCompleteAbort);
   PidAndEpoch fresh = init("t1");
-  EXPECT_EQ(fresh.error, 0);
+  EXPECT_EQ(fresh.error, errc::kNone);
   EXPECT_EQ(fresh.producer_epoch, old.producer_epoch + 2);
   EXPECT_EQ(end("t1", old, true).error, errc::kProducerFenced);
   EXPECT_EQ(add("t1", old, "a", 0), errc::kProducerFenced);
@@ -214,7 +217,7 @@ TEST_F(TxnCoordinatorTest, Kip360RetryOfInitGetsTheSameEpochAndStaleOnesAreFence
   PidAndEpoch p1 = init("t1", p0.producer_id, p0.producer_epoch);
   EXPECT_EQ(p1.producer_epoch, p0.producer_epoch + 1);
   PidAndEpoch again = init("t1", p0.producer_id, p0.producer_epoch);  // the same init, retried
-  EXPECT_EQ(again.error, 0);
+  EXPECT_EQ(again.error, errc::kNone);
   EXPECT_EQ(again.producer_epoch, p1.producer_epoch);
   EXPECT_EQ(init("t1", p0.producer_id + 7, 0).error, errc::kProducerFenced);
 }
@@ -222,20 +225,20 @@ TEST_F(TxnCoordinatorTest, Kip360RetryOfInitGetsTheSameEpochAndStaleOnesAreFence
 TEST_F(TxnCoordinatorTest, Tv2EndBumpsTheEpochSoADelayedEndTxnCannotEndTheNextTransaction) {
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   PidAndEpoch e = end("t1", p, true, true);
-  ASSERT_EQ(e.error, 0);
+  ASSERT_EQ(e.error, errc::kNone);
   EXPECT_EQ(e.producer_epoch, p.producer_epoch + 1);
   EXPECT_EQ(markers.sent.back().producer_epoch, e.producer_epoch);
   // A retry of that EndTxn (old epoch) gets the same answer.
   PidAndEpoch retry = end("t1", p, true, true);
-  EXPECT_EQ(retry.error, 0);
+  EXPECT_EQ(retry.error, errc::kNone);
   EXPECT_EQ(retry.producer_epoch, e.producer_epoch);
   // The next transaction uses the new epoch; the delayed EndTxn cannot end it.
-  ASSERT_EQ(add("t1", e, "a", 0), 0);
-  EXPECT_NE(end("t1", p, false, true).error, 0);
+  ASSERT_EQ(add("t1", e, "a", 0), errc::kNone);
+  EXPECT_NE(end("t1", p, false, true).error, errc::kNone);
   EXPECT_EQ(state("t1"), TxnState::kOngoing);
-  EXPECT_EQ(end("t1", e, false, true).error, 0);
+  EXPECT_EQ(end("t1", e, false, true).error, errc::kNone);
   EXPECT_EQ(state("t1"), TxnState::kCompleteAbort);
 }
 
@@ -249,22 +252,22 @@ TEST_F(TxnCoordinatorTest, Tv2EpochExhaustionMovesToTheNextProducerId) {
   v.timeout_ms = 60000;
   v.state = TxnState::kCompleteCommit;
   coord->replay(partition_for_txn("t1", 50), encode_txn_key("t1"), encode_txn_value(v));
-  PidAndEpoch high{0, p.producer_id, int16_t(32766)};
-  ASSERT_EQ(add("t1", high, "a", 0), 0);
+  PidAndEpoch high{errc::kNone, p.producer_id, int16_t(32766)};
+  ASSERT_EQ(add("t1", high, "a", 0), errc::kNone);
   PidAndEpoch e = end("t1", high, true, true);
-  ASSERT_EQ(e.error, 0);
+  ASSERT_EQ(e.error, errc::kNone);
   EXPECT_NE(e.producer_id, p.producer_id);
   EXPECT_EQ(e.producer_epoch, 0);
   EXPECT_EQ(markers.sent.back().producer_id, p.producer_id);  // the id that wrote the data
   EXPECT_EQ(markers.sent.back().producer_epoch, 32767);
   EXPECT_EQ(coord->describe("t1").producer_id, e.producer_id);
-  ASSERT_EQ(add("t1", e, "a", 0), 0);
+  ASSERT_EQ(add("t1", e, "a", 0), errc::kNone);
 }
 
 TEST_F(TxnCoordinatorTest, TimedOutTransactionsAreAbortedAndTheProducerFenced) {
   load_all();
   PidAndEpoch p = init("t1", -1, -1, 1000);
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   now += 500;
   coord->tick(partition_for_txn("t1", 50));
   drain();
@@ -284,16 +287,16 @@ TEST_F(TxnCoordinatorTest, MarkerFailuresAreRetriedUntilWritten) {
   make();
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   markers.failures = 2;
-  EXPECT_EQ(end("t1", p, false).error, 0);
+  EXPECT_EQ(end("t1", p, false).error, errc::kNone);
   for (int i = 0; i < 100 && state("t1") != TxnState::kCompleteAbort; ++i) {
     io.restart();
     io.run_one_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(state("t1"), TxnState::kCompleteAbort);
   EXPECT_EQ(markers.sent.size(), 3u);
-  EXPECT_EQ(add("t1", p, "a", 0), 0);
+  EXPECT_EQ(add("t1", p, "a", 0), errc::kNone);
 }
 
 // While the ended transaction's markers are written, the producer's next
@@ -302,23 +305,23 @@ TEST_F(TxnCoordinatorTest, MarkerFailuresAreRetriedUntilWritten) {
 TEST_F(TxnCoordinatorTest, RequestsDuringTheMarkerRoundWaitForTheCompletion) {
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   markers.hold = true;  // the markers are written when the test says so
-  ASSERT_EQ(end("t1", p, true).error, 0);
-  std::vector<int16_t> answers;
+  ASSERT_EQ(end("t1", p, true).error, errc::kNone);
+  std::vector<KafkaError> answers;
   // (A client sends the next AddPartitionsToTxn only once its EndTxn is answered.)
   coord->end_txn("t1", p.producer_id, p.producer_epoch, true, false,
                  [&](PidAndEpoch r) { answers.push_back(r.error); });
   coord->add_partitions("t1", p.producer_id, p.producer_epoch, {{"b", {0}}},
-                        [&](int16_t e) { answers.push_back(e); });
+                        [&](KafkaError e) { answers.push_back(e); });
   EXPECT_EQ(init("t1").error, errc::kConcurrentTransactions);
   EXPECT_TRUE(answers.empty());
-  markers.release(0);
+  markers.release(errc::kNone);
   drain();
   // The EndTxn retry (same outcome) succeeds; the add opens the next transaction.
   ASSERT_EQ(answers.size(), 2u);
-  EXPECT_EQ(answers[0], 0);
-  EXPECT_EQ(answers[1], 0);
+  EXPECT_EQ(answers[0], errc::kNone);
+  EXPECT_EQ(answers[1], errc::kNone);
   EXPECT_EQ(state("t1"), TxnState::kOngoing);
   EXPECT_EQ(coord->describe("t1").partitions, (std::vector<TxnTopicPartitions>{{"b", {0}}}));
 }
@@ -328,13 +331,13 @@ TEST_F(TxnCoordinatorTest, RequestsDuringTheMarkerRoundWaitForTheCompletion) {
 TEST_F(TxnCoordinatorTest, AFailedMarkerWriteReleasesTheWaitingRequests) {
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   markers.hold = true;
-  ASSERT_EQ(end("t1", p, true).error, 0);
-  int16_t answer = -2;
+  ASSERT_EQ(end("t1", p, true).error, errc::kNone);
+  KafkaError answer = kUnanswered;
   coord->add_partitions("t1", p.producer_id, p.producer_epoch, {{"a", {0}}},
-                        [&](int16_t e) { answer = e; });
-  markers.release(56);
+                        [&](KafkaError e) { answer = e; });
+  markers.release(errc::kKafkaStorageError);
   drain();
   EXPECT_EQ(answer, errc::kConcurrentTransactions);
   coord->shutdown(partition_for_txn("t1", 50));
@@ -344,12 +347,12 @@ TEST_F(TxnCoordinatorTest, TooManyWaitingRequestsAreConcurrent) {
   load_all();
   markers.hold = true;  // markers never complete in this test
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
-  ASSERT_EQ(end("t1", p, true).error, 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
+  ASSERT_EQ(end("t1", p, true).error, errc::kNone);
   int parked = 0;
   for (int i = 0; i < 8; ++i) {
     coord->add_partitions("t1", p.producer_id, p.producer_epoch, {{"a", {0}}},
-                          [&](int16_t) { ++parked; });
+                          [&](KafkaError) { ++parked; });
   }
   EXPECT_EQ(add("t1", p, "a", 0), errc::kConcurrentTransactions);
   EXPECT_EQ(end("t1", p, true).error, errc::kConcurrentTransactions);
@@ -360,11 +363,11 @@ TEST_F(TxnCoordinatorTest, TooManyWaitingRequestsAreConcurrent) {
 TEST_F(TxnCoordinatorTest, ReplayResumesPreparedTransactions) {
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   PidAndEpoch q = init("t2");
-  ASSERT_EQ(add("t2", q, "b", 1), 0);
+  ASSERT_EQ(add("t2", q, "b", 1), errc::kNone);
   markers.failures = 1000000;
-  ASSERT_EQ(end("t1", p, true).error, 0);  // PrepareCommit written, markers pending
+  ASSERT_EQ(end("t1", p, true).error, errc::kNone);  // PrepareCommit written, markers pending
   for (int32_t part = 0; part < coord->partitions(); ++part) coord->shutdown(part);
   drain();
   // A new coordinator (a restart) replays what was written.
@@ -397,7 +400,7 @@ TEST_F(TxnCoordinatorTest, IdleIdsExpireWithATombstone) {
   load_all();
   PidAndEpoch p = init("t1");
   PidAndEpoch q = init("t2");
-  ASSERT_EQ(add("t2", q, "a", 0), 0);
+  ASSERT_EQ(add("t2", q, "a", 0), errc::kNone);
   (void)p;
   now += 2000;
   for (int32_t part = 0; part < coord->partitions(); ++part) coord->tick(part);
@@ -414,7 +417,7 @@ TEST_F(TxnCoordinatorTest, IdleIdsExpireWithATombstone) {
 TEST_F(TxnCoordinatorTest, ListFiltersByStateProducerAndDuration) {
   load_all();
   PidAndEpoch p = init("t1");
-  ASSERT_EQ(add("t1", p, "a", 0), 0);
+  ASSERT_EQ(add("t1", p, "a", 0), errc::kNone);
   init("t2");
   auto all = [&](const TxnFilter& f) {
     std::vector<std::string> ids;

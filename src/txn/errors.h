@@ -1,9 +1,10 @@
-// The Kafka error codes the transaction coordinator answers with: `errc::kXxx` is the
-// table's `kafka_error::kXxx` (common/kafka_errors.h, where every number is declared).
+// The Kafka errors the transaction coordinator answers with: `errc::kXxx` is the typed
+// `KafkaError::kXxx` of the one table (common/kafka_errors.h). The coordinator returns
+// these, never raw numbers; handlers turn them into wire codes with code_of().
 #pragma once
 
 #include "common/kafka_errors.h"
 
 namespace strata::txn {
-namespace errc = ::strata::kafka_error;
+using errc = ::strata::KafkaError;
 }  // namespace strata::txn

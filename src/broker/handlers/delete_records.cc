@@ -36,7 +36,7 @@ DeleteRecordsResponse::Partition delete_before(storage::Log& log, int64_t offset
     return out;
   }
   if (auto r = log.advance_log_start_offset(Offset(target), now_ms()); !r) {
-    out.error_code = kafka_error_of(r.error());
+    out.error_code = code_of(kafka_error_of(r.error()));
     return out;
   }
   out.low_watermark = log.log_start_offset().value();

@@ -98,7 +98,7 @@ Read read_on_owner(const storage::Log* log, int64_t fetch_offset, uint64_t limit
   if (committed) max_offset = Offset(out.last_stable_offset);
   auto region = log->read(Offset(fetch_offset), limit, min_one_batch, max_offset);
   if (!region) {
-    out.error = kafka_error_of(region.error());
+    out.error = code_of(kafka_error_of(region.error()));
   } else {
     out.region = *region;
   }

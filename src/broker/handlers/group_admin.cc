@@ -89,14 +89,14 @@ asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, Reque
   const bool coordinator = broker.topics().get(group::kOffsetsTopic).has_value();
   group::GroupCoordinator& coord = broker.groups();
   for (const std::string& id : request.groups_names) {
-    int16_t error = group::errc::kGroupIdNotFound;
+    KafkaError error = KafkaError::kGroupIdNotFound;
     if (coordinator) {
-      error = co_await broker.on_shard_async<int16_t>(
-          broker.group_shard(id), [&coord, &id](std::function<void(int16_t)> done) {
+      error = co_await broker.on_shard_async<KafkaError>(
+          broker.group_shard(id), [&coord, &id](std::function<void(KafkaError)> done) {
             coord.delete_group(id, std::move(done));
           });
     }
-    r.results.push_back({id, error});
+    r.results.push_back({id, code_of(error)});
   }
   co_return r;
 }

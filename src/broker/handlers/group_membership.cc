@@ -24,12 +24,12 @@ void find_one(Broker& broker, int8_t key_type, bool ready, int16_t& error,
   host = "";
   port = -1;
   if (key_type != kGroupKey && key_type != kTransactionKey) {
-    error = group::errc::kCoordinatorNotAvailable;
+    error = kafka_error::kCoordinatorNotAvailable;
     message = "share-group coordinators are not available on this broker";
     return;
   }
   if (!ready) {
-    error = group::errc::kCoordinatorNotAvailable;
+    error = kafka_error::kCoordinatorNotAvailable;
     message = key_type == kGroupKey ? "the __consumer_offsets topic could not be created"
                                     : "the __transaction_state topic could not be created";
     return;
@@ -69,7 +69,7 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
   JoinGroupResponse r;
   r.member_id = request.member_id;
   if (!(co_await broker.ensure_offsets_topic())) {
-    r.error_code = group::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   const int16_t version = ctx.header.api_version;
@@ -91,7 +91,7 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
   group::JoinResult res = co_await broker.on_shard_async<group::JoinResult>(
       broker.group_shard(request.group_id),
       [&coord, &j](std::function<void(group::JoinResult)> done) { coord.join(std::move(j), std::move(done)); });
-  r.error_code = res.error;
+  r.error_code = code_of(res.error);
   r.generation_id = res.generation;
   r.protocol_type = res.protocol_type;
   // Before v7 the name may not be null.
@@ -107,7 +107,7 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
                                                      SyncGroupRequest& request) {
   SyncGroupResponse r;
   if (request.group_id.empty()) {
-    r.error_code = group::errc::kInvalidGroupId;
+    r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
   group::SyncRequest s;
@@ -122,7 +122,7 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
   group::SyncResult res = co_await broker.on_shard_async<group::SyncResult>(
       broker.group_shard(request.group_id),
       [&coord, &s](std::function<void(group::SyncResult)> done) { coord.sync(std::move(s), std::move(done)); });
-  r.error_code = res.error;
+  r.error_code = code_of(res.error);
   r.protocol_type = res.protocol_type;
   r.protocol_name = res.protocol_name;
   r.assignment = std::move(res.assignment);
@@ -133,14 +133,14 @@ asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestConte
                                                     HeartbeatRequest& request) {
   HeartbeatResponse r;
   if (request.group_id.empty()) {
-    r.error_code = group::errc::kInvalidGroupId;
+    r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
   group::MemberRef m{request.group_id, request.member_id, request.group_instance_id,
                      request.generation_id};
   group::GroupCoordinator& coord = broker.groups();
   r.error_code = co_await broker.on_shard(broker.group_shard(request.group_id),
-                                          [&coord, &m] { return coord.heartbeat(m); });
+                                          [&coord, &m] { return code_of(coord.heartbeat(m)); });
   co_return r;
 }
 
@@ -148,7 +148,7 @@ asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestCo
                                                        LeaveGroupRequest& request) {
   LeaveGroupResponse r;
   if (request.group_id.empty()) {
-    r.error_code = group::errc::kInvalidGroupId;
+    r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
   const bool batched = ctx.header.api_version >= 3;
@@ -162,14 +162,15 @@ asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestCo
   const std::string& id = request.group_id;
   group::LeaveResult res = co_await broker.on_shard(
       broker.group_shard(id), [&coord, &id, &members] { return coord.leave(id, members); });
-  r.error_code = res.error;
+  r.error_code = code_of(res.error);
   if (!batched) {
-    if (r.error_code == 0 && !res.members.empty()) r.error_code = res.members[0];
+    if (r.error_code == 0 && !res.members.empty()) r.error_code = code_of(res.members[0]);
     co_return r;
   }
   for (size_t i = 0; i < members.size(); ++i) {
     r.members.push_back({members[i].first, members[i].second,
-                         i < res.members.size() ? res.members[i] : group::errc::kUnknownServerError});
+                         code_of(i < res.members.size() ? res.members[i]
+                                                 : group::errc::kUnknownServerError)});
   }
   co_return r;
 }

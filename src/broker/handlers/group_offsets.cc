@@ -24,9 +24,9 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
     for (auto& p : t.partitions) {
       int16_t error = 0;
       if (!coordinator) {
-        error = group::errc::kCoordinatorNotAvailable;
+        error = kafka_error::kCoordinatorNotAvailable;
       } else if (!partition_exists(broker, t.name, p.partition_index)) {
-        error = group::errc::kUnknownTopicOrPartition;
+        error = kafka_error::kUnknownTopicOrPartition;
       } else {
         group::CommitPartition c;
         c.topic = t.name;
@@ -49,13 +49,13 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
   group::MemberRef member{request.group_id, request.member_id, request.group_instance_id,
                           version >= 1 ? request.generation_id_or_member_epoch : -1};
   group::GroupCoordinator& coord = broker.groups();
-  std::vector<int16_t> errors = co_await broker.on_shard_async<std::vector<int16_t>>(
+  std::vector<KafkaError> errors = co_await broker.on_shard_async<std::vector<KafkaError>>(
       broker.group_shard(request.group_id),
-      [&coord, &member, &commits](std::function<void(std::vector<int16_t>)> done) {
+      [&coord, &member, &commits](std::function<void(std::vector<KafkaError>)> done) {
         coord.commit(member, std::move(commits), std::move(done));
       });
   for (size_t i = 0; i < where.size() && i < errors.size(); ++i) {
-    r.topics[where[i].first].partitions[where[i].second].error_code = errors[i];
+    r.topics[where[i].first].partitions[where[i].second].error_code = code_of(errors[i]);
   }
   co_return r;
 }
@@ -88,7 +88,7 @@ asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& bro
     p.committed_offset = f.offset;
     p.committed_leader_epoch = f.leader_epoch;
     p.metadata = std::move(f.metadata);
-    p.error_code = f.error;
+    p.error_code = code_of(f.error);
     topics.back().partitions.push_back(std::move(p));
   }
   co_return topics;
@@ -107,14 +107,14 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
       if (coordinator) {
         rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics), request.require_stable);
       } else {
-        rg.error_code = group::errc::kCoordinatorNotAvailable;
+        rg.error_code = kafka_error::kCoordinatorNotAvailable;
       }
       r.groups.push_back(std::move(rg));
     }
     co_return r;
   }
   if (!coordinator) {
-    r.error_code = group::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics),
@@ -126,7 +126,7 @@ asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, Reque
                                                            OffsetDeleteRequest& request) {
   OffsetDeleteResponse r;
   if (!(co_await broker.ensure_offsets_topic())) {
-    r.error_code = group::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   std::vector<std::pair<std::string, int32_t>> partitions;
@@ -137,7 +137,7 @@ asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, Reque
     for (const auto& p : t.partitions) {
       int16_t error = 0;
       if (!partition_exists(broker, t.name, p.partition_index)) {
-        error = group::errc::kUnknownTopicOrPartition;
+        error = kafka_error::kUnknownTopicOrPartition;
       } else {
         partitions.emplace_back(t.name, p.partition_index);
         where.emplace_back(r.topics.size(), rt.partitions.size());
@@ -146,22 +146,22 @@ asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, Reque
     }
     r.topics.push_back(std::move(rt));
   }
-  using Answer = std::pair<int16_t, std::vector<int16_t>>;
+  using Answer = std::pair<KafkaError, std::vector<KafkaError>>;
   group::GroupCoordinator& coord = broker.groups();
   const std::string& id = request.group_id;
   Answer a = co_await broker.on_shard_async<Answer>(
       broker.group_shard(id), [&coord, &id, &partitions](std::function<void(Answer)> done) {
-        coord.delete_offsets(id, std::move(partitions), [done](int16_t e, std::vector<int16_t> errors) {
+        coord.delete_offsets(id, std::move(partitions), [done](KafkaError e, std::vector<KafkaError> errors) {
           done(Answer{e, std::move(errors)});
         });
       });
-  r.error_code = a.first;
-  if (a.first != 0) {
+  r.error_code = code_of(a.first);
+  if (a.first != KafkaError::kNone) {
     r.topics.clear();
     co_return r;
   }
   for (size_t i = 0; i < where.size() && i < a.second.size(); ++i) {
-    r.topics[where[i].first].partitions[where[i].second].error_code = a.second[i];
+    r.topics[where[i].first].partitions[where[i].second].error_code = code_of(a.second[i]);
   }
   co_return r;
 }

@@ -34,7 +34,7 @@ ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts, bool commit
   } else {
     auto found = log->offset_for_timestamp(ts);
     if (!found) {
-      out.error_code = kafka_error_of(found.error());
+      out.error_code = code_of(kafka_error_of(found.error()));
     } else if (*found && (*found)->first.value() < fetchable) {
       out.offset = (*found)->first.value();
       out.timestamp = (*found)->second;

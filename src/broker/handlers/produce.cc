@@ -122,7 +122,7 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks,
   if (!result) {
     spdlog::warn("append to {}-{} failed: {}", job.ref.tp.topic, job.ref.tp.partition.value(),
                  result.error().message());
-    job.out.error = kafka_error_of(result.error());
+    job.out.error = code_of(kafka_error_of(result.error()));
     return;
   }
   broker.fetch_waiters().notify(job.ref.tp);

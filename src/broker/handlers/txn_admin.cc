@@ -33,15 +33,15 @@ asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
     DescribeTransactionsResponse::TransactionState s;
     s.transactional_id = id;
     if (!ready) {
-      s.error_code = txn::errc::kTransactionalIdNotFound;
+      s.error_code = kafka_error::kTransactionalIdNotFound;
       r.transaction_states.push_back(std::move(s));
       continue;
     }
     txn::TxnCoordinator& c = broker.txns();
     txn::TxnDescription d =
         co_await broker.on_shard(broker.txn_shard(id), [&c, &id] { return c.describe(id); });
-    s.error_code = d.error;
-    if (d.error == 0) {
+    s.error_code = code_of(d.error);
+    if (d.error == txn::errc::kNone) {
       s.transaction_state = txn::state_name(d.state);
       s.transaction_timeout_ms = d.timeout_ms;
       s.transaction_start_time_ms = d.start_ms;

@@ -10,11 +10,12 @@ namespace strata::broker {
 // KIP-588: PRODUCER_FENCED is answered only from the versions that know it
 // (InitProducerId v4, AddPartitionsToTxn v2, AddOffsetsToTxn v2, EndTxn v2,
 // TxnOffsetCommit v3); older ones get INVALID_PRODUCER_EPOCH, as Kafka's responses map it.
-inline int16_t fenced_for_version(int16_t error, int16_t version, int16_t knows_fenced_from) {
+// Returns the wire code.
+inline int16_t fenced_for_version(KafkaError error, int16_t version, int16_t knows_fenced_from) {
   if (error == txn::errc::kProducerFenced && version < knows_fenced_from) {
-    return txn::errc::kInvalidProducerEpoch;
+    return code_of(txn::errc::kInvalidProducerEpoch);
   }
-  return error;
+  return code_of(error);
 }
 
 }  // namespace strata::broker

@@ -18,11 +18,11 @@ namespace {
 
 using TopicParts = std::vector<txn::TxnTopicPartitions>;
 
-asio::awaitable<int16_t> add_to_txn(Broker& broker, const std::string& id, int64_t pid,
-                                    int16_t epoch, const TopicParts& parts) {
+asio::awaitable<KafkaError> add_to_txn(Broker& broker, const std::string& id, int64_t pid,
+                                       int16_t epoch, const TopicParts& parts) {
   txn::TxnCoordinator& c = broker.txns();
-  co_return co_await broker.on_shard_async<int16_t>(
-      broker.txn_shard(id), [&c, &id, pid, epoch, &parts](std::function<void(int16_t)> done) {
+  co_return co_await broker.on_shard_async<KafkaError>(
+      broker.txn_shard(id), [&c, &id, pid, epoch, &parts](std::function<void(KafkaError)> done) {
         c.add_partitions(id, pid, epoch, parts, std::move(done));
       });
 }
@@ -68,14 +68,14 @@ std::vector<AddPartitionsToTxnResponse::TopicResult> results(
 asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
     Broker& broker, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
     const std::vector<AddPartitionsToTxnRequest::Topic>& topics, int16_t version) {
-  if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, txn::errc::kCoordinatorNotAvailable);
+  if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, kafka_error::kCoordinatorNotAvailable);
   if (verify_only) {
     txn::TxnCoordinator& c = broker.txns();
     std::vector<AddPartitionsToTxnResponse::TopicResult> out = results(broker, topics, 0);
     co_await broker.on_shard(broker.txn_shard(id), [&c, &id, pid, epoch, &out] {
       for (auto& t : out) {
         for (auto& p : t.results_by_partition) {
-          p.partition_error_code = c.verify(id, pid, epoch, t.name, p.partition_index);
+          p.partition_error_code = code_of(c.verify(id, pid, epoch, t.name, p.partition_index));
         }
       }
       return 0;
@@ -84,7 +84,7 @@ asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
   }
   auto parts = known_partitions(broker, topics);
   if (!parts) co_return results(broker, topics, std::nullopt);
-  const int16_t e = co_await add_to_txn(broker, id, pid, epoch, *parts);
+  const KafkaError e = co_await add_to_txn(broker, id, pid, epoch, *parts);
   co_return results(broker, topics, fenced_for_version(e, version, 2));
 }
 
@@ -94,7 +94,7 @@ asio::awaitable<InitProducerIdResponse> handle_transactional_init(Broker& broker
                                                                   InitProducerIdRequest& request) {
   InitProducerIdResponse r;
   if (!(co_await broker.ensure_txn_topic())) {
-    r.error_code = txn::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   txn::InitPidRequest init{*request.transactional_id, request.transaction_timeout_ms,
@@ -137,13 +137,13 @@ asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broke
                                                                    AddOffsetsToTxnRequest& request) {
   AddOffsetsToTxnResponse r;
   if (!(co_await broker.ensure_txn_topic()) || !(co_await broker.ensure_offsets_topic())) {
-    r.error_code = txn::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   const TopicParts parts = {
       {group::kOffsetsTopic, {broker.groups().partition_for(request.group_id)}}};
-  const int16_t e = co_await add_to_txn(broker, request.transactional_id, request.producer_id,
-                                        request.producer_epoch, parts);
+  const KafkaError e = co_await add_to_txn(broker, request.transactional_id,
+                                           request.producer_id, request.producer_epoch, parts);
   r.error_code = fenced_for_version(e, ctx.header.api_version, 2);
   co_return r;
 }
@@ -153,7 +153,7 @@ asio::awaitable<EndTxnResponse> handle_end_txn(Broker& broker, RequestContext& c
                                                EndTxnRequest& request) {
   EndTxnResponse r;
   if (!(co_await broker.ensure_txn_topic())) {
-    r.error_code = txn::errc::kCoordinatorNotAvailable;
+    r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
   const bool bump = ctx.header.api_version >= 5;

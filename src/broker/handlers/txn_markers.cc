@@ -24,11 +24,11 @@ asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker
       rt.name = t.name;
       for (int32_t p : t.partition_indexes) {
         const storage::TopicPartition tp{t.name, PartitionId(p)};
-        const int16_t e = co_await broker.on_shard_async<int16_t>(
-            broker.owner_shard(tp), [&broker, &tp, &marker](std::function<void(int16_t)> done) {
+        const KafkaError e = co_await broker.on_shard_async<KafkaError>(
+            broker.owner_shard(tp), [&broker, &tp, &marker](std::function<void(KafkaError)> done) {
               write_partition_marker(broker, tp, marker, std::move(done));
             });
-        rt.partitions.push_back({p, e});
+        rt.partitions.push_back({p, code_of(e)});
       }
       rm.topics.push_back(std::move(rt));
     }

@@ -32,7 +32,7 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
     for (const auto& p : t.partitions) {
       int16_t e = 0;
       if (!coordinator) {
-        e = group::errc::kCoordinatorNotAvailable;
+        e = kafka_error::kCoordinatorNotAvailable;
       } else if (!partition_exists(broker, t.name, p.partition_index)) {
         e = kafka_error::kUnknownTopicOrPartition;
       }
@@ -50,9 +50,9 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
   }
   if (commit.partitions.empty()) co_return r;
   group::GroupCoordinator& c = broker.groups();
-  std::vector<int16_t> errors = co_await broker.on_shard_async<std::vector<int16_t>>(
+  std::vector<KafkaError> errors = co_await broker.on_shard_async<std::vector<KafkaError>>(
       broker.group_shard(request.group_id),
-      [&c, &commit](std::function<void(std::vector<int16_t>)> done) {
+      [&c, &commit](std::function<void(std::vector<KafkaError>)> done) {
         c.txn_commit(std::move(commit), std::move(done));
       });
   for (size_t i = 0; i < slots.size() && i < errors.size(); ++i) {
