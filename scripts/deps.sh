@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-kafka python3-lz4 python3-snappy python3-zstandard
   python3-confluent-kafka kcat librdkafka-dev iperf3
+  etcd-server etcd-client libcpp-httplib-dev
 )
 
 # kafkajs, the JavaScript client the compatibility tests drive, comes from npm.

@@ -21,6 +21,16 @@ constexpr const char* kReplicationOffsets = "replication-offset-checkpoint";
 // Also the unique part of a deleted partition's directory name, so it is cheap: one
 // engine per thread, seeded once (a std::random_device per call opened the kernel's
 // source each time, on the shard deleting the partition).
+std::string random_cluster_id();
+
+// A Kafka Uuid of 16 random bytes, base64url (canonical, unlike random_cluster_id's text).
+std::string random_directory_id() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  Uuid id;
+  for (auto& b : id.bytes) b = uint8_t(engine());
+  return uuid_to_base64(id);
+}
+
 std::string random_cluster_id() {
   static const char* kAlphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -60,22 +70,47 @@ Result<std::unique_ptr<LogManager>, StorageError> LogManager::open(const LogMana
 
 LogManager::~LogManager() = default;
 
+// meta.properties: formats a new directory (the cluster's id, or a random one on a single
+// node), refuses one of another cluster or node, and gives a directory.id to one that has
+// none (as Kafka does when it first needs one).
+Result<void, StorageError> LogManager::load_meta_properties() {
+  const std::string path = options_.log_dir + "/" + kMetaProperties;
+  auto meta = read_meta_properties(path);
+  if (!meta) return fail(meta.error());
+  MetaProperties props = meta->value_or(MetaProperties{});
+  bool write = !props.cluster_id || !props.directory_id;
+  if (props.cluster_id && options_.cluster_id && *props.cluster_id != *options_.cluster_id) {
+    return fail(storage_error(StorageErrc::kCorruptCheckpoint,
+                              "log dir " + options_.log_dir + " belongs to cluster " + *props.cluster_id +
+                                  ", not to cluster " + *options_.cluster_id +
+                                  " (etcd.connect names another cluster, or the directory is "
+                                  "another cluster's); refusing to start"));
+  }
+  if (props.node_id && *props.node_id != options_.node_id) {
+    return fail(storage_error(StorageErrc::kCorruptCheckpoint,
+                              "log dir " + options_.log_dir + " belongs to node.id " +
+                                  std::to_string(props.node_id->value()) + ", not to node.id " +
+                                  std::to_string(options_.node_id.value()) + "; refusing to start"));
+  }
+  const bool fresh = !props.cluster_id;
+  if (fresh) props.cluster_id = options_.cluster_id.value_or(random_cluster_id());
+  if (!props.node_id && props.version == 1) props.node_id = options_.node_id;
+  if (!props.directory_id) props.directory_id = random_directory_id();
+  cluster_id_ = *props.cluster_id;
+  directory_id_ = *props.directory_id;
+  if (write) {
+    if (auto w = write_meta_properties(path, props); !w) return w;
+  }
+  if (fresh) spdlog::info("formatted log dir {} (cluster id {})", options_.log_dir, cluster_id_);
+  return {};
+}
+
 Result<void, StorageError> LogManager::load() {
   const std::string& dir = options_.log_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return fail(storage_error(StorageErrc::kIo, "mkdir " + dir + ": " + ec.message()));
-  auto meta = read_meta_properties(dir + "/" + kMetaProperties);
-  if (!meta) return fail(meta.error());
-  if (*meta && (*meta)->cluster_id) {
-    cluster_id_ = *(*meta)->cluster_id;
-  } else {
-    MetaProperties props;
-    props.cluster_id = cluster_id_ = random_cluster_id();
-    props.node_id = options_.node_id;
-    if (auto w = write_meta_properties(dir + "/" + kMetaProperties, props); !w) return w;
-    spdlog::info("formatted log dir {} (cluster id {})", dir, cluster_id_);
-  }
+  if (auto r = load_meta_properties(); !r) return r;
   auto marker = consume_clean_shutdown_marker(dir);
   if (!marker) return fail(marker.error());
   clean_ = marker->has_value();

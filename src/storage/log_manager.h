@@ -50,6 +50,10 @@ struct LogManagerOptions {
   SyncService* sync = nullptr;
   // The settings of a topic's partitions (topic configs over the broker's defaults).
   std::function<LogConfig(const std::string& topic)> config_for;
+  // The cluster's id when the broker is one of a cluster (taken from etcd): an
+  // unformatted directory is formatted with it, and a directory formatted for another
+  // cluster is refused. Unset (the single node): a new directory gets a random id.
+  std::optional<std::string> cluster_id;
   // Blocking work of deletions, handed on so that no shard waits for it: directory
   // removal, segment and snapshot unlinks, cleaner-offset-checkpoint rewrites. The broker
   // posts it to its blocking-work pool; empty: it runs in the caller.
@@ -73,6 +77,10 @@ class LogManager {
   ~LogManager();
 
   const std::string& cluster_id() const { return cluster_id_; }
+  // meta.properties' directory.id (Kafka's Uuid, base64url): this directory's identity,
+  // which tells a broker's earlier incarnation from another broker. Given to directories
+  // formatted before it was written.
+  const std::string& directory_id() const { return directory_id_; }
   bool was_clean_shutdown() const { return clean_; }
 
   // The partition's log; with a non-zero `topic_id`, only if the log belongs to that id.
@@ -141,12 +149,14 @@ class LogManager {
  private:
   explicit LogManager(LogManagerOptions options) : options_(std::move(options)) {}
   Result<void, StorageError> load();
+  Result<void, StorageError> load_meta_properties();
   Result<void, StorageError> load_cleaner_checkpoint();
   // Writes cleaner-offset-checkpoint from cleaner_ (requires cleaner_mu_).
   Result<void, StorageError> write_cleaner_checkpoint_locked();
 
   LogManagerOptions options_;
   std::string cluster_id_;
+  std::string directory_id_;
   bool clean_ = false;
   mutable std::shared_mutex mu_;
   struct Slot {

@@ -1,0 +1,40 @@
+// The controller's duties (docs/formats/etcd.md, "partition state"): given the current
+// view, the partition states that should change, and the fenced transactions that
+// write them. Only the broker holding /controller runs them, on its watch thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cluster/etcd_client.h"
+#include "cluster/keys.h"
+#include "cluster/view.h"
+
+namespace strata::cluster {
+
+struct StateChange {
+  std::string topic;
+  int32_t partition = 0;
+  PartitionState state;
+  int64_t mod_revision = 0;  // the state key's revision it replaces; 0: a new key
+};
+
+// What the view calls for: states for new partitions, a new leader (or none) for
+// partitions whose leader is gone, a leader for leaderless partitions whose ISR has a
+// live broker. Pure; ordered by topic and partition.
+std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch);
+
+// Writes `plan(v)` in transactions of at most kStatesPerTxn states, each fenced by
+// create_revision(/controller) == epoch. False once a transaction fails its fence (this
+// broker is no longer the controller); a write that lost to a newer one is dropped (the
+// change that beat it brings another round).
+bool run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch);
+
+// Deletes /controller if this epoch still holds it (a clean shutdown).
+void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch);
+
+// etcd's --max-txn-ops default is 128: one compare is the fence.
+inline constexpr size_t kStatesPerTxn = 127;
+
+}  // namespace strata::cluster

@@ -1,0 +1,135 @@
+#include "cluster/keys.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster/controller.h"
+
+namespace strata::cluster {
+namespace {
+
+TEST(Keys, NamesAndParsesUnderAChroot) {
+  Keys k("/prod");
+  EXPECT_EQ(k.broker(3), "/prod/brokers/ids/3");
+  EXPECT_EQ(k.partition_state("t.1", 7), "/prod/brokers/topics/t.1/partitions/7/state");
+  auto s = k.parse("/prod/brokers/topics/t.1/partitions/7/state");
+  EXPECT_EQ(s.kind, Keys::Parsed::Kind::kPartitionState);
+  EXPECT_EQ(s.topic, "t.1");
+  EXPECT_EQ(s.partition, 7);
+  EXPECT_EQ(k.parse("/prod/brokers/ids/3").node_id, 3);
+  EXPECT_EQ(k.parse("/prod/brokers/topics/t").kind, Keys::Parsed::Kind::kTopic);
+  EXPECT_EQ(k.parse("/prod/config/topics/t").kind, Keys::Parsed::Kind::kTopicConfig);
+  EXPECT_EQ(k.parse("/prod/controller").kind, Keys::Parsed::Kind::kController);
+  for (const char* other : {"/other/controller", "/prod/brokers/ids/x", "/prod/brokers/ids/-1",
+                            "/prod/brokers/topics/t/partitions/x/state", "/prod/brokers/topics/",
+                            "/prod/brokers/topics/t/partitions/1/stat", "/prodcontroller"}) {
+    EXPECT_EQ(k.parse(other).kind, Keys::Parsed::Kind::kOther) << other;
+  }
+  EXPECT_EQ(Keys("").controller(), "/controller");
+}
+
+TEST(Keys, ValuesRoundTrip) {
+  BrokerRegistration r{2, {{"PLAINTEXT", "127.0.0.1", 9093}, {"SSL", "::1", 9094}}, "rack-a", 1733140000000, "dir"};
+  auto back = decode_registration(2, encode_registration(r));
+  ASSERT_TRUE(back.ok()) << back.error();
+  ASSERT_EQ(back->endpoints.size(), 2u);
+  EXPECT_EQ(back->endpoints[1].host, "::1");
+  EXPECT_EQ(back->endpoints[1].port, 9094);
+  EXPECT_EQ(back->rack, "rack-a");
+  EXPECT_EQ(back->timestamp_ms, 1733140000000);
+  EXPECT_EQ(back->directory_id, "dir");
+
+  TopicAssignment a{"mWzxnM5aQ9yd0OTnYclYqA", {{1, 2}, {2, 3}, {3, 1}}};
+  auto ab = decode_assignment(encode_assignment(a));
+  ASSERT_TRUE(ab.ok()) << ab.error();
+  EXPECT_EQ(ab->replicas, a.replicas);
+  EXPECT_EQ(ab->topic_id, a.topic_id);
+
+  PartitionState s{2, 5, {2, 3}, 7, 1234};
+  auto sb = decode_partition_state(encode_partition_state(s));
+  ASSERT_TRUE(sb.ok()) << sb.error();
+  EXPECT_EQ(*sb, s);
+
+  auto c = decode_controller(encode_controller({3, 77, 1}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->broker_id, 3);
+  EXPECT_EQ(c->broker_epoch, 77);
+  EXPECT_EQ(*decode_cluster_id(encode_cluster_id("abc")), "abc");
+  auto cfg = decode_topic_config(encode_topic_config({{"cleanup.policy", "compact"}}));
+  ASSERT_TRUE(cfg.ok());
+  EXPECT_EQ(cfg->at("cleanup.policy"), "compact");
+}
+
+// What Kafka's own ZooKeeper-era brokers write reads too (a registration with jmx_port,
+// a string timestamp and no directory_id).
+TEST(Keys, ReadsKafkasRegistration) {
+  auto r = decode_registration(
+      1, R"({"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},
+      "endpoints":["PLAINTEXT://kafka-1:9092"],"jmx_port":-1,"port":9092,"host":"kafka-1",
+      "version":5,"timestamp":"1700000000000"})");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->endpoints[0].host, "kafka-1");
+  EXPECT_FALSE(r->rack.has_value());
+}
+
+TEST(Keys, BadValuesAreErrors) {
+  EXPECT_FALSE(decode_assignment(R"({"partitions":{"0":[1],"2":[1]}})").ok());  // a gap
+  EXPECT_FALSE(decode_assignment(R"({"partitions":{"0":[]}})").ok());
+  EXPECT_FALSE(decode_assignment(R"({"partitions":{"0":[-1]}})").ok());
+  EXPECT_FALSE(decode_assignment(R"({"partitions":{"0":["a"]}})").ok());
+  EXPECT_FALSE(decode_partition_state(R"({"leader":-2,"leader_epoch":0,"isr":[]})").ok());
+  EXPECT_FALSE(decode_partition_state(R"({"leader":1,"leader_epoch":0})").ok());
+  EXPECT_FALSE(decode_partition_state(R"({"leader":1,"leader_epoch":99999999999,"isr":[1]})").ok());
+  EXPECT_FALSE(decode_registration(1, R"({"endpoints":["nonsense"]})").ok());
+  EXPECT_FALSE(decode_registration(1, R"({"endpoints":[]})").ok());
+  EXPECT_FALSE(decode_controller(R"({"brokerid":"x"})").ok());
+  EXPECT_FALSE(decode_topic_config(R"({"config":{"a":1}})").ok());
+  EXPECT_FALSE(decode_cluster_id("[]").ok());
+}
+
+ClusterView view_with(std::vector<int32_t> live) {
+  ClusterView v;
+  for (int32_t n : live) v.brokers[n] = LiveBroker{};
+  return v;
+}
+
+TEST(Controller, NewPartitionsGetTheirFirstLiveReplica) {
+  ClusterView v = view_with({1, 2});
+  v.topics["t"] = TopicEntry{{"id", {{1, 2}, {3, 2}, {3}}}, 5, 5};
+  auto plan = plan_state_changes(v, 9);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].state.leader, 1);
+  EXPECT_EQ(plan[1].state.leader, 2);  // 3 is not alive
+  EXPECT_EQ(plan[2].state.leader, -1);
+  EXPECT_EQ(plan[2].state.isr, std::vector<int32_t>{3});
+  EXPECT_EQ(plan[0].state.controller_epoch, 9);
+  EXPECT_EQ(plan[0].mod_revision, 0);
+}
+
+TEST(Controller, ALostLeaderIsReplacedOrLeavesThePartitionLeaderless) {
+  ClusterView v = view_with({2});
+  v.topics["t"] = TopicEntry{{"id", {{1, 2}, {1}}}, 5, 5};
+  v.states[{"t", 0}] = StateEntry{{1, 4, {1, 2}, 4, 1}, 11};
+  v.states[{"t", 1}] = StateEntry{{1, 0, {1}, 0, 1}, 12};
+  auto plan = plan_state_changes(v, 9);
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0].state.leader, 2);
+  EXPECT_EQ(plan[0].state.isr, std::vector<int32_t>{2});
+  EXPECT_EQ(plan[0].state.leader_epoch, 5);
+  EXPECT_EQ(plan[0].mod_revision, 11);
+  EXPECT_EQ(plan[1].state.leader, -1);
+  EXPECT_EQ(plan[1].state.isr, std::vector<int32_t>{1});  // kept: no unclean election
+  EXPECT_EQ(plan[1].state.leader_epoch, 1);
+  // Broker 1 returns: it leads its partition again, with a new epoch.
+  v.brokers[1] = LiveBroker{};
+  v.states[{"t", 1}] = StateEntry{plan[1].state, 13};
+  v.states[{"t", 0}] = StateEntry{plan[0].state, 14};
+  auto back = plan_state_changes(v, 9);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].partition, 1);
+  EXPECT_EQ(back[0].state.leader, 1);
+  EXPECT_EQ(back[0].state.leader_epoch, 2);
+  EXPECT_TRUE(plan_state_changes(view_with({1, 2}), 9).empty());
+}
+
+}  // namespace
+}  // namespace strata::cluster

@@ -1,0 +1,103 @@
+// One broker's membership of a cluster on etcd (docs/formats/etcd.md): the cluster id,
+// its registration under a session lease, its view of the cluster (read at start, then
+// kept by a watch), and, while it holds /controller, the controller's duties
+// (controller.h).
+//
+// Threads: the constructor and join() run on the caller's thread (the broker's start,
+// before it serves); then a session thread renews the lease and a watch thread applies
+// events, publishes each new view through `on_view` and runs the controller. Neither
+// ever touches a shard: `on_view` must hand the view over (the broker publishes a
+// metadata snapshot). view() and the epochs may be read from any thread.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cluster/etcd_client.h"
+#include "cluster/keys.h"
+#include "cluster/view.h"
+#include "common/result.h"
+
+namespace strata::cluster {
+
+struct NodeOptions {
+  EtcdConnect connect;
+  int32_t node_id = -1;
+  std::optional<std::string> rack;
+  std::vector<Endpoint> endpoints;  // the advertised listeners
+  std::string directory_id;         // the log dir's directory.id
+  // etcd.session.timeout.ms (as zookeeper.session.timeout.ms): the lease's TTL, renewed
+  // every third of it. A broker silent for longer loses its registration.
+  std::chrono::milliseconds session_timeout{18000};
+  // etcd.connection.timeout.ms: one etcd request, connect included.
+  std::chrono::milliseconds request_timeout{5000};
+};
+
+class ClusterNode {
+ public:
+  using OnView = std::function<void(std::shared_ptr<const ClusterView>)>;
+
+  explicit ClusterNode(NodeOptions options);
+  ~ClusterNode();
+  ClusterNode(const ClusterNode&) = delete;
+  ClusterNode& operator=(const ClusterNode&) = delete;
+
+  // The cluster's id: /cluster/id, created with `proposed` if absent (the first broker
+  // of a cluster). Blocking; fails if etcd does not answer.
+  Result<std::string, std::string> cluster_id(const std::string& proposed);
+
+  // Registers this broker (waiting out an earlier incarnation of itself, refusing a live
+  // broker with its node.id), reads the cluster, publishes the first view, and starts the
+  // session and watch threads. Blocking, for at most about one session timeout.
+  Result<void, std::string> join(OnView on_view);
+
+  // Resigns as controller, revokes the lease (the registration vanishes at once) and
+  // stops the threads. Idempotent.
+  void leave();
+
+  std::shared_ptr<const ClusterView> view() const;
+  int32_t node_id() const { return options_.node_id; }
+  int64_t broker_epoch() const { return broker_epoch_.load(); }
+  // This node's controller epoch while it is the controller; 0 otherwise.
+  int64_t controller_epoch() const { return controller_epoch_.load(); }
+  const Keys& keys() const { return keys_; }
+  EtcdClient& etcd() { return etcd_; }
+
+ private:
+  Result<void, std::string> register_broker();
+  Result<void, std::string> read_all();
+  void publish(std::shared_ptr<const ClusterView> v);
+  void after_change(const ClusterView& v);
+  void try_elect(const ClusterView& v);
+  void session_loop();
+  void watch_loop();
+  bool wait_or_stop(std::chrono::milliseconds d);
+
+  NodeOptions options_;
+  Keys keys_;
+  ViewBuilder builder_;
+  EtcdClient etcd_;
+  OnView on_view_;
+
+  std::atomic<int64_t> lease_{0};
+  std::atomic<int64_t> broker_epoch_{0};
+  std::atomic<int64_t> controller_epoch_{0};
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::shared_ptr<const ClusterView> view_;
+  EtcdWatch* watch_ = nullptr;  // the running watch, for leave() to stop
+  std::thread session_thread_;
+  std::thread watch_thread_;
+};
+
+}  // namespace strata::cluster
