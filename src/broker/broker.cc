@@ -14,6 +14,7 @@
 #include "broker/group_log.h"
 #include "broker/metrics.h"
 #include "broker/txn_log.h"
+#include "cluster/node.h"
 #include "common/log_limit.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
@@ -66,6 +67,11 @@ Result<void, std::string> Broker::start() {
   o.now_ms = now_ms();
   o.sync = sync_.get();
   o.config_for = [this](const std::string& topic) { return log_config_for(topic); };
+  if (!config_.etcd_connect.empty()) {
+    auto id = cluster_id_from_etcd(config_);
+    if (!id) return fail(id.error());
+    o.cluster_id = *id;
+  }
   o.offload = [this](std::function<void()> work) {
     asio::post(*blocking_, [work = std::move(work)] {
       name_thread_once("background");
@@ -101,6 +107,11 @@ Result<void, std::string> Broker::start() {
       },
       [this](const storage::TopicPartition& tp) { return int(owner_shard(tp)); });
   if (!reconciled) return fail(reconciled.error().message());
+  if (config_.etcd_connect.empty()) {
+    publish_single_node_meta();
+  } else if (auto joined = join_cluster(); !joined) {
+    return fail(joined.error());
+  }
   if (config_.metrics_enabled) {
     metrics_ = std::make_unique<MetricsServer>(shard(0), [this] {
       return render_prometheus(broker_metric_families(collect_broker_figures(*this)));
@@ -281,6 +292,7 @@ asio::awaitable<void> Broker::write_checkpoints() {
 void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
+  if (cluster_) cluster_->leave();  // the others see this broker go at once
   asio::post(shard(0), [this] { maintenance_->cancel(); });
   if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards

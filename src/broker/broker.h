@@ -29,6 +29,11 @@
 #include "storage/log_manager.h"
 #include "storage/sync_service.h"
 
+namespace strata::cluster {
+class ClusterNode;
+struct ClusterView;
+}  // namespace strata::cluster
+
 namespace strata::broker {
 
 class MetricsServer;
@@ -169,6 +174,9 @@ class Broker : public net::RequestHandler {
   }
 
  private:
+  Result<void, std::string> join_cluster();
+  void publish_single_node_meta();
+  void on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view);
   void start_groups();
   void start_txns();
   void start_maintenance();
@@ -180,6 +188,9 @@ class Broker : public net::RequestHandler {
   BrokerConfig config_;
   Topics topics_;
   MetadataPublisher metadata_;
+  // publish_metadata's: it runs under admin_ and on the etcd watch thread.
+  std::mutex publish_mu_;
+  std::shared_ptr<const ClusterMeta> cluster_meta_;  // guarded by publish_mu_
   AsyncMutex admin_;
   // Blocking work (strata.blocking.threads): before everything that posts to it.
   std::unique_ptr<asio::thread_pool> blocking_;
@@ -201,9 +212,15 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<asio::steady_timer> maintenance_;
   // metrics.listener's endpoint on shard 0 (null when off); after server_, like the timers.
   std::unique_ptr<MetricsServer> metrics_;
+  // Membership of the cluster on etcd (null on the embedded single node). Last: it
+  // calls on_cluster_view from its thread until it is gone.
+  std::unique_ptr<cluster::ClusterNode> cluster_;
   std::atomic<bool> stopped_{false};
 };
 
 int64_t now_ms();
+
+// etcd's /cluster/id for `config` (broker/cluster_member.cc).
+Result<std::string, std::string> cluster_id_from_etcd(const BrokerConfig& config);
 
 }  // namespace strata::broker

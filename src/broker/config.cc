@@ -110,6 +110,18 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"log.dir", [this](auto&, auto& v) { log_dir = v; return Result<void, std::string>{}; }},
       {"node.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
       {"broker.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
+      {"broker.rack", [this](auto&, auto& v) { broker_rack = v; return Result<void, std::string>{}; }},
+      {"etcd.connect", [this](auto&, auto& v) { etcd_connect = v; return Result<void, std::string>{}; }},
+      {"etcd.session.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, etcd_session_timeout_ms); !r) return r;
+         if (etcd_session_timeout_ms < 2000) return fail(k + ": at least 2000 (etcd's shortest lease)");
+         return {};
+       }},
+      {"etcd.connection.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, etcd_connection_timeout_ms); !r) return r;
+         if (etcd_connection_timeout_ms < 100) return fail(k + ": at least 100");
+         return {};
+       }},
       {"num.partitions", [this](auto& k, auto& v) { return to_int(k, v, num_partitions); }},
       {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
       {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},

@@ -23,6 +23,15 @@ struct BrokerConfig {
   uint16_t advertised_port = 0;
   std::string log_dir = "strata-data";        // log.dirs / log.dir
   int32_t node_id = 1;                        // node.id / broker.id
+  std::string broker_rack;                    // broker.rack ("": none)
+  // etcd.connect=host:port[,host:port...][/chroot] (as zookeeper.connect): the cluster's
+  // etcd (docs/formats/etcd.md). Empty, the default: the embedded single node.
+  std::string etcd_connect;
+  // etcd.session.timeout.ms (as zookeeper.session.timeout.ms, Kafka's default 18000): the
+  // registration lease's TTL; a broker silent for longer leaves the cluster.
+  int32_t etcd_session_timeout_ms = 18000;
+  // etcd.connection.timeout.ms: the longest one etcd request may take, connect included.
+  int32_t etcd_connection_timeout_ms = 5000;
   int32_t num_partitions = 1;                 // num.partitions
   int16_t default_replication_factor = 1;     // default.replication.factor
   bool auto_create_topics_enable = true;      // auto.create.topics.enable

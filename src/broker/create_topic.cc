@@ -18,6 +18,7 @@ namespace strata::broker {
 // defaults are fixed while it runs), so one change costs pointer copies, not a rebuild
 // of every topic's partitions and configs.
 void Broker::publish_metadata() {
+  std::lock_guard lock(publish_mu_);
   const auto previous = metadata_.current();
   std::vector<std::shared_ptr<const TopicMeta>> topics;
   auto old = previous->topics().begin();  // both ordered by name: one merge walk
@@ -39,7 +40,8 @@ void Broker::publish_metadata() {
     m->internal = is_internal_topic(t.name);
     topics.push_back(std::move(m));
   }
-  metadata_.publish(std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics)));
+  metadata_.publish(
+      std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics), cluster_meta_));
 }
 
 storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& topic_id) {

@@ -5,8 +5,11 @@
 namespace strata::broker {
 
 MetadataSnapshot::MetadataSnapshot(uint64_t version,
-                                   std::vector<std::shared_ptr<const TopicMeta>> topics)
-    : version_(version), sorted_(std::move(topics)) {
+                                   std::vector<std::shared_ptr<const TopicMeta>> topics,
+                                   std::shared_ptr<const ClusterMeta> cluster)
+    : version_(version),
+      cluster_(cluster ? std::move(cluster) : std::make_shared<const ClusterMeta>()),
+      sorted_(std::move(topics)) {
   by_name_.reserve(sorted_.size());
   by_id_.reserve(sorted_.size());
   for (const auto& t : sorted_) {

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,29 @@
 #include "storage/log_config.h"
 
 namespace strata::broker {
+
+// A live broker as Metadata and DescribeCluster list it.
+struct BrokerMeta {
+  int32_t node_id = -1;
+  std::string host;
+  int32_t port = 0;
+  std::optional<std::string> rack;
+};
+
+// The cluster around this broker: on a single node, itself alone and its own
+// controller; in a cluster, what etcd shows (cluster/view.h). Shared by successive
+// snapshots until membership changes.
+struct ClusterMeta {
+  std::string cluster_id;
+  int32_t controller_id = -1;  // -1: none elected at the moment
+  std::vector<BrokerMeta> brokers;  // ordered by node id
+  const BrokerMeta* broker(int32_t node_id) const {
+    for (const BrokerMeta& b : brokers) {
+      if (b.node_id == node_id) return &b;
+    }
+    return nullptr;
+  }
+};
 
 struct PartitionMeta {
   int32_t leader = -1;  // node id; a single node leads all its partitions
@@ -46,9 +70,13 @@ struct TopicMeta {
 
 class MetadataSnapshot {
  public:
-  MetadataSnapshot(uint64_t version, std::vector<std::shared_ptr<const TopicMeta>> topics);
+  MetadataSnapshot(uint64_t version, std::vector<std::shared_ptr<const TopicMeta>> topics,
+                   std::shared_ptr<const ClusterMeta> cluster = nullptr);
 
   uint64_t version() const { return version_; }
+  // Never null.
+  const ClusterMeta& cluster() const { return *cluster_; }
+  const std::shared_ptr<const ClusterMeta>& cluster_ptr() const { return cluster_; }
   const TopicMeta* topic(std::string_view name) const;
   const TopicMeta* topic(const Uuid& id) const;
   // Every topic, ordered by name.
@@ -56,6 +84,7 @@ class MetadataSnapshot {
 
  private:
   uint64_t version_;
+  std::shared_ptr<const ClusterMeta> cluster_;
   std::vector<std::shared_ptr<const TopicMeta>> sorted_;
   std::unordered_map<std::string_view, const TopicMeta*> by_name_;
   std::unordered_map<Uuid, const TopicMeta*> by_id_;

@@ -41,16 +41,17 @@ ClusterNode::ClusterNode(NodeOptions options)
 
 ClusterNode::~ClusterNode() { leave(); }
 
-Result<std::string, std::string> ClusterNode::cluster_id(const std::string& proposed) {
-  auto r = etcd_.txn(create_if_absent(keys_.cluster_id(), encode_cluster_id(proposed), 0));
+Result<std::string, std::string> fetch_cluster_id(EtcdClient& etcd, const Keys& keys,
+                                                  const std::string& proposed) {
+  auto r = etcd.txn(create_if_absent(keys.cluster_id(), encode_cluster_id(proposed), 0));
   if (!r) return fail("etcd: cannot read the cluster id: " + text(r.error()));
   if (r->succeeded) {
-    spdlog::info("cluster {}: created in etcd under '{}'", proposed, keys_.all());
+    spdlog::info("cluster {}: created in etcd under '{}'", proposed, keys.all());
     return proposed;
   }
   if (r->ranges.empty() || r->ranges[0].kvs.empty()) return fail(std::string("etcd: the cluster id vanished"));
   auto id = decode_cluster_id(r->ranges[0].kvs[0].value);
-  if (!id) return fail(keys_.cluster_id() + " in etcd: " + id.error());
+  if (!id) return fail(keys.cluster_id() + " in etcd: " + id.error());
   return std::move(*id);
 }
 

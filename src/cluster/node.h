@@ -41,6 +41,12 @@ struct NodeOptions {
   std::chrono::milliseconds request_timeout{5000};
 };
 
+// The cluster's id: /cluster/id, created with `proposed` if absent (the first broker of
+// a cluster). Blocking; fails if etcd does not answer. Called before the log dir is
+// opened, which is formatted with (or checked against) the answer.
+Result<std::string, std::string> fetch_cluster_id(EtcdClient& etcd, const Keys& keys,
+                                                  const std::string& proposed);
+
 class ClusterNode {
  public:
   using OnView = std::function<void(std::shared_ptr<const ClusterView>)>;
@@ -49,10 +55,6 @@ class ClusterNode {
   ~ClusterNode();
   ClusterNode(const ClusterNode&) = delete;
   ClusterNode& operator=(const ClusterNode&) = delete;
-
-  // The cluster's id: /cluster/id, created with `proposed` if absent (the first broker
-  // of a cluster). Blocking; fails if etcd does not answer.
-  Result<std::string, std::string> cluster_id(const std::string& proposed);
 
   // Registers this broker (waiting out an earlier incarnation of itself, refusing a live
   // broker with its node.id), reads the cluster, publishes the first view, and starts the

@@ -32,7 +32,7 @@ class NodeTest : public ::testing::Test {
 
   std::unique_ptr<ClusterNode> joined(int32_t id, std::string dir = "") {
     auto n = std::make_unique<ClusterNode>(options(id, dir));
-    EXPECT_TRUE(n->cluster_id("cid").ok());
+    EXPECT_TRUE(fetch_cluster_id(n->etcd(), n->keys(), "cid").ok());
     auto r = n->join({});
     EXPECT_TRUE(r.ok()) << r.error();
     return n;
@@ -66,8 +66,8 @@ TEST_F(NodeTest, BrokersSeeEachOtherAndOneIsController) {
 
 TEST_F(NodeTest, TheFirstClusterIdWins) {
   ClusterNode a(options(1)), b(options(2));
-  EXPECT_EQ(*a.cluster_id("first"), "first");
-  EXPECT_EQ(*b.cluster_id("second"), "first");
+  EXPECT_EQ(*fetch_cluster_id(a.etcd(), a.keys(), "first"), "first");
+  EXPECT_EQ(*fetch_cluster_id(b.etcd(), b.keys(), "second"), "first");
 }
 
 TEST_F(NodeTest, AControllerThatLeavesIsReplaced) {

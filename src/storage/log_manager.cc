@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <random>
 
@@ -68,7 +73,24 @@ Result<std::unique_ptr<LogManager>, StorageError> LogManager::open(const LogMana
   return m;
 }
 
-LogManager::~LogManager() = default;
+LogManager::~LogManager() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+// Kafka's `.lock`: one process per log dir. Two brokers on one directory would write the
+// same segments (and, in a cluster, share one directory.id and take each other's
+// registration), so the second refuses to start. flock is released by the kernel when the
+// process dies, so a crash leaves nothing to clean.
+Result<void, StorageError> LogManager::lock_dir() {
+  const std::string path = options_.log_dir + "/.lock";
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return fail(io_error("open " + path));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    return fail(io_error("failed to acquire lock on " + path +
+                         (errno == EWOULDBLOCK ? " (another process is using this log dir)" : "")));
+  }
+  return {};
+}
 
 // meta.properties: formats a new directory (the cluster's id, or a random one on a single
 // node), refuses one of another cluster or node, and gives a directory.id to one that has
@@ -110,6 +132,7 @@ Result<void, StorageError> LogManager::load() {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return fail(storage_error(StorageErrc::kIo, "mkdir " + dir + ": " + ec.message()));
+  if (auto r = lock_dir(); !r) return r;
   if (auto r = load_meta_properties(); !r) return r;
   auto marker = consume_clean_shutdown_marker(dir);
   if (!marker) return fail(marker.error());

@@ -150,6 +150,7 @@ class LogManager {
   explicit LogManager(LogManagerOptions options) : options_(std::move(options)) {}
   Result<void, StorageError> load();
   Result<void, StorageError> load_meta_properties();
+  Result<void, StorageError> lock_dir();
   Result<void, StorageError> load_cleaner_checkpoint();
   // Writes cleaner-offset-checkpoint from cleaner_ (requires cleaner_mu_).
   Result<void, StorageError> write_cleaner_checkpoint_locked();
@@ -157,6 +158,7 @@ class LogManager {
   LogManagerOptions options_;
   std::string cluster_id_;
   std::string directory_id_;
+  int lock_fd_ = -1;  // <log.dir>/.lock, flocked while this manager lives
   bool clean_ = false;
   mutable std::shared_mutex mu_;
   struct Slot {

@@ -1,5 +1,5 @@
-// DescribeCluster: the cluster id, this node as the only broker and as the controller
-// id (a KRaft broker answers the id of a live broker there). Only the brokers endpoint
+// DescribeCluster: the cluster id, the live brokers and the controller's id, from the
+// snapshot's ClusterMeta (this node alone on the embedded single node). Only the brokers endpoint
 // type is served. Errors: INVALID_REQUEST (v0) or MISMATCHED_ENDPOINT_TYPE for the
 // controllers endpoint type, UNSUPPORTED_ENDPOINT_TYPE for an unknown one.
 #include "broker/errors.h"
@@ -20,7 +20,7 @@ constexpr int32_t kClusterOperations =
 
 }  // namespace
 
-asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker& broker,
+asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker&,
                                                                  RequestContext& ctx,
                                                                  DescribeClusterRequest& request) {
   DescribeClusterResponse r;
@@ -38,11 +38,10 @@ asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker& broker,
     r.error_message = "Unsupported endpoint type " + std::to_string(int(request.endpoint_type));
     co_return r;
   }
-  const BrokerConfig& c = broker.config();
-  r.cluster_id = broker.logs().cluster_id();
-  r.controller_id = c.node_id;
-  r.brokers.push_back({c.node_id, c.advertised_host_or_listener(),
-                       int32_t(c.advertised_port_or_listener()), std::nullopt});
+  const ClusterMeta& cluster = ctx.metadata->cluster();
+  r.cluster_id = cluster.cluster_id;
+  r.controller_id = cluster.controller_id;
+  for (const BrokerMeta& b : cluster.brokers) r.brokers.push_back({b.node_id, b.host, b.port, b.rack});
   if (request.include_cluster_authorized_operations) {
     r.cluster_authorized_operations = kClusterOperations;
   }

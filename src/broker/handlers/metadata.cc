@@ -1,4 +1,4 @@
-// Metadata: brokers (just this one), the cluster id, and topics with their partitions,
+// Metadata: the live brokers, the controller, the cluster id (the snapshot's ClusterMeta), and topics with their partitions,
 // auto-creating requested topics when allowed. Errors: INVALID_TOPIC_EXCEPTION for a
 // bad name, UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for what does not exist.
 #include "broker/errors.h"
@@ -45,11 +45,10 @@ MetadataResponse::Topic error_topic(std::optional<std::string> name, protocol::U
 asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext& ctx,
                                                   MetadataRequest& request) {
   MetadataResponse r;
-  const BrokerConfig& c = broker.config();
-  r.brokers.push_back({c.node_id, c.advertised_host_or_listener(),
-                       int32_t(c.advertised_port_or_listener()), std::nullopt});
-  r.cluster_id = broker.logs().cluster_id();
-  r.controller_id = c.node_id;
+  const ClusterMeta& cluster = ctx.metadata->cluster();
+  for (const BrokerMeta& b : cluster.brokers) r.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  r.cluster_id = cluster.cluster_id;
+  r.controller_id = cluster.controller_id;
   const int16_t version = ctx.header.api_version;
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const bool all = !request.topics || (version == 0 && request.topics->empty());

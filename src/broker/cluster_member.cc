@@ -1,0 +1,86 @@
+// The broker as a member of a cluster on etcd (src/cluster): the cluster id before the
+// log dir is opened, the registration once the listener is bound, and every view the
+// cluster node publishes turned into the shards' metadata snapshot.
+#include <spdlog/spdlog.h>
+
+#include "broker/broker.h"
+#include "cluster/node.h"
+#include "storage/partition_metadata.h"
+
+namespace strata::broker {
+
+namespace {
+
+std::shared_ptr<const ClusterMeta> meta_of(const cluster::ClusterView& v, const std::string& fallback_id) {
+  auto m = std::make_shared<ClusterMeta>();
+  m->cluster_id = v.cluster_id.empty() ? fallback_id : v.cluster_id;
+  m->controller_id = v.controller ? v.controller->broker_id : -1;
+  for (const auto& [id, b] : v.brokers) {
+    const auto& e = b.registration.endpoints.front();  // decode_registration: never empty
+    m->brokers.push_back({id, e.host, e.port, b.registration.rack});
+  }
+  return m;
+}
+
+}  // namespace
+
+// Reads (or, first of all brokers, creates) the cluster's id, which the log dir must carry.
+Result<std::string, std::string> cluster_id_from_etcd(const BrokerConfig& config) {
+  auto connect = cluster::parse_etcd_connect(config.etcd_connect);
+  if (!connect) return fail(connect.error());
+  const auto timeout = std::chrono::milliseconds(config.etcd_connection_timeout_ms);
+  cluster::EtcdClient etcd({connect->endpoints, std::min(timeout, std::chrono::milliseconds(2000)), timeout});
+  return cluster::fetch_cluster_id(etcd, cluster::Keys(connect->chroot), storage::uuid_to_base64(new_topic_id()));
+}
+
+Result<void, std::string> Broker::join_cluster() {
+  auto connect = cluster::parse_etcd_connect(config_.etcd_connect);
+  if (!connect) return fail(connect.error());
+  cluster::NodeOptions o;
+  o.connect = *connect;
+  o.node_id = config_.node_id;
+  if (!config_.broker_rack.empty()) o.rack = config_.broker_rack;
+  const uint16_t port = config_.advertised_port != 0 ? config_.advertised_port : server_->bound_port();
+  o.endpoints = {{"PLAINTEXT", config_.advertised_host_or_listener(), int32_t(port)}};
+  o.directory_id = logs_->directory_id();
+  o.session_timeout = std::chrono::milliseconds(config_.etcd_session_timeout_ms);
+  o.request_timeout = std::chrono::milliseconds(config_.etcd_connection_timeout_ms);
+  cluster_ = std::make_unique<cluster::ClusterNode>(std::move(o));
+  return cluster_->join([this](const std::shared_ptr<const cluster::ClusterView>& v) { on_cluster_view(v); });
+}
+
+// On the cluster node's threads: membership (brokers, controller) into the snapshot.
+void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view) {
+  auto meta = meta_of(*view, logs_->cluster_id());
+  {
+    std::lock_guard lock(publish_mu_);
+    const ClusterMeta* old = cluster_meta_.get();
+    const bool same = old && old->controller_id == meta->controller_id && old->cluster_id == meta->cluster_id &&
+                      old->brokers.size() == meta->brokers.size() &&
+                      std::equal(old->brokers.begin(), old->brokers.end(), meta->brokers.begin(),
+                                 [](const BrokerMeta& a, const BrokerMeta& b) {
+                                   return a.node_id == b.node_id && a.host == b.host && a.port == b.port &&
+                                          a.rack == b.rack;
+                                 });
+    if (same) return;
+    cluster_meta_ = std::move(meta);
+  }
+  publish_metadata();
+}
+
+// The embedded single node: itself alone, its own controller.
+void Broker::publish_single_node_meta() {
+  auto m = std::make_shared<ClusterMeta>();
+  m->cluster_id = logs_->cluster_id();
+  m->controller_id = config_.node_id;
+  m->brokers.push_back({config_.node_id, config_.advertised_host_or_listener(),
+                        int32_t(config_.advertised_port != 0 ? config_.advertised_port : server_->bound_port()),
+                        config_.broker_rack.empty() ? std::nullopt : std::optional(config_.broker_rack)});
+  {
+    std::lock_guard lock(publish_mu_);
+    cluster_meta_ = std::move(m);
+  }
+  publish_metadata();
+}
+
+}  // namespace strata::broker
