@@ -89,9 +89,15 @@ class Broker : public net::RequestHandler {
   // visible in metadata only once every log exists.
   // (Coroutines here take references: the caller awaits at once, and GCC 12 mishandles
   // by-value temporaries inside co_await expressions.)
+  // In a cluster (cluster_topics.cc) the topic is written to etcd, placed over the live
+  // brokers by `replication_factor` (-1: default.replication.factor) or taken from
+  // `assignment`; every broker then makes the logs of its replicas from its view, and
+  // this call returns once this broker's metadata routes every partition.
   asio::awaitable<Result<TopicInfo, ApiErr>> create_topic(
       const std::string& name, int32_t partitions,
-      const std::map<std::string, std::string>& configs, bool validate_only);
+      const std::map<std::string, std::string>& configs, bool validate_only,
+      int16_t replication_factor = -1, const std::vector<std::vector<int32_t>>& assignment = {});
+  bool in_cluster() const { return cluster_ != nullptr; }
   // Deletes a topic: gone from metadata first, then its logs are removed on their owners.
   asio::awaitable<Result<void, ApiErr>> delete_topic(const TopicInfo& info);
   // Adds partitions [from, to) of a topic (CreatePartitions); caller holds admin_lock.
@@ -175,6 +181,13 @@ class Broker : public net::RequestHandler {
 
  private:
   Result<void, std::string> join_cluster();
+  asio::awaitable<Result<TopicInfo, ApiErr>> create_topic_in_cluster(
+      const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
+      bool validate_only, int16_t replication_factor, const std::vector<std::vector<int32_t>>& assignment);
+  asio::awaitable<Result<void, ApiErr>> delete_topic_in_cluster(const TopicInfo& info);
+  // Brings Topics and the local logs to the newest view (shard 0, under admin_lock).
+  asio::awaitable<void> sync_topics();
+  void schedule_sync();
   void publish_single_node_meta();
   void on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view);
   void start_groups();
@@ -191,6 +204,9 @@ class Broker : public net::RequestHandler {
   // publish_metadata's: it runs under admin_ and on the etcd watch thread.
   std::mutex publish_mu_;
   std::shared_ptr<const ClusterMeta> cluster_meta_;  // guarded by publish_mu_
+  std::shared_ptr<const cluster::ClusterView> cluster_view_;  // guarded by publish_mu_
+  std::atomic<bool> sync_running_{false};
+  std::atomic<bool> sync_wanted_{false};
   AsyncMutex admin_;
   // Blocking work (strata.blocking.threads): before everything that posts to it.
   std::unique_ptr<asio::thread_pool> blocking_;

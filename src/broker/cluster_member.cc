@@ -46,14 +46,20 @@ Result<void, std::string> Broker::join_cluster() {
   o.session_timeout = std::chrono::milliseconds(config_.etcd_session_timeout_ms);
   o.request_timeout = std::chrono::milliseconds(config_.etcd_connection_timeout_ms);
   cluster_ = std::make_unique<cluster::ClusterNode>(std::move(o));
+  producer_ids_.reserve_from([this] {
+    return cluster::allocate_producer_ids(cluster_->etcd(), cluster_->keys(), config_.node_id,
+                                          ProducerIds::kBlockSize);
+  });
   return cluster_->join([this](const std::shared_ptr<const cluster::ClusterView>& v) { on_cluster_view(v); });
 }
 
-// On the cluster node's threads: membership (brokers, controller) into the snapshot.
+// On the cluster node's threads: the view is kept for publish_metadata (membership and
+// partition states) and handed to sync_topics.
 void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view) {
   auto meta = meta_of(*view, logs_->cluster_id());
   {
     std::lock_guard lock(publish_mu_);
+    cluster_view_ = view;
     const ClusterMeta* old = cluster_meta_.get();
     const bool same = old && old->controller_id == meta->controller_id && old->cluster_id == meta->cluster_id &&
                       old->brokers.size() == meta->brokers.size() &&
@@ -62,10 +68,11 @@ void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& 
                                    return a.node_id == b.node_id && a.host == b.host && a.port == b.port &&
                                           a.rack == b.rack;
                                  });
-    if (same) return;
-    cluster_meta_ = std::move(meta);
+    if (!same) cluster_meta_ = std::move(meta);
   }
-  publish_metadata();
+  // Topics, partitions and leaders: applied on shard 0 (logs to make or remove), which
+  // publishes the snapshot.
+  schedule_sync();
 }
 
 // The embedded single node: itself alone, its own controller.

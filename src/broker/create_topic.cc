@@ -8,7 +8,9 @@
 #include <latch>
 
 #include "broker/broker.h"
+#include "cluster/view.h"
 #include "broker/errors.h"
+#include "broker/topic_logs.h"
 #include "broker/fan_out.h"
 #include "storage/checkpoint.h"
 
@@ -17,6 +19,35 @@ namespace strata::broker {
 // A topic unchanged since the current snapshot keeps its entry (the broker's log
 // defaults are fixed while it runs), so one change costs pointer copies, not a rebuild
 // of every topic's partitions and configs.
+namespace {
+
+// A topic's partitions as the snapshot routes them: this node leads them all on the
+// single node; in a cluster, the view's partition states (leader -1 until the
+// controller writes one).
+std::vector<PartitionMeta> partition_metas(const TopicInfo& t, const cluster::ClusterView* view,
+                                           int32_t self) {
+  std::vector<PartitionMeta> out(size_t(t.partitions));
+  if (view == nullptr) {
+    for (auto& p : out) p.leader = self;
+    return out;
+  }
+  auto topic = view->topics.find(t.name);
+  for (int32_t p = 0; p < t.partitions; ++p) {
+    PartitionMeta& m = out[size_t(p)];
+    if (topic != view->topics.end() && size_t(p) < topic->second.assignment.replicas.size()) {
+      m.replicas = topic->second.assignment.replicas[size_t(p)];
+    }
+    if (const cluster::StateEntry* s = view->state(t.name, p)) {
+      m.leader = s->state.leader;
+      m.leader_epoch = s->state.leader_epoch;
+      m.isr = s->state.isr;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 void Broker::publish_metadata() {
   std::lock_guard lock(publish_mu_);
   const auto previous = metadata_.current();
@@ -25,15 +56,16 @@ void Broker::publish_metadata() {
   const auto old_end = previous->topics().end();
   for (const TopicInfo& t : topics_.all()) {
     while (old != old_end && (*old)->name < t.name) ++old;
+    std::vector<PartitionMeta> partitions = partition_metas(t, cluster_view_.get(), config_.node_id);
     if (old != old_end && (*old)->name == t.name && (*old)->id == t.id &&
-        (*old)->partition_count() == t.partitions && (*old)->configs == t.configs) {
+        (*old)->partitions == partitions && (*old)->configs == t.configs) {
       topics.push_back(*old);
       continue;
     }
     auto m = std::make_shared<TopicMeta>();
     m->name = t.name;
     m->id = t.id;
-    m->partitions.assign(size_t(t.partitions), PartitionMeta{config_.node_id, 0});
+    m->partitions = std::move(partitions);
     m->configs = t.configs;
     m->log_config = config_.log_defaults;
     if (auto r = m->log_config.apply(t.configs); !r) spdlog::warn("topic {}: {}", t.name, r.error());
@@ -51,13 +83,13 @@ storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& t
 
 namespace {
 
-// Makes and installs the logs of partitions [from, to) of `name` (blocking). The first
+// Makes and installs the logs of `parts[from, to)` of `name` (blocking). The first
 // error, if any.
 std::optional<std::string> make_range(Broker& broker, const std::string& name, const Uuid& id,
-                                      int32_t from, int32_t to, const storage::LogConfig& config,
-                                      int64_t now) {
-  for (int32_t p = from; p < to; ++p) {
-    const storage::TopicPartition tp{name, PartitionId(p)};
+                                      const std::vector<int32_t>& parts, size_t from, size_t to,
+                                      const storage::LogConfig& config, int64_t now) {
+  for (size_t i = from; i < to; ++i) {
+    const storage::TopicPartition tp{name, PartitionId(parts[i])};
     auto log = broker.logs().open_new(tp, config, now, id, int(broker.owner_shard(tp)));
     if (!log) return log.error().message();
     broker.logs().install(tp, std::move(*log), id);
@@ -65,31 +97,40 @@ std::optional<std::string> make_range(Broker& broker, const std::string& name, c
   return std::nullopt;
 }
 
-// The logs of partitions [from, to) of `name`, made on the blocking pool (files created,
+std::vector<int32_t> iota(int32_t from, int32_t to) {
+  std::vector<int32_t> out;
+  for (int32_t p = from; p < to; ++p) out.push_back(p);
+  return out;
+}
+
+}  // namespace
+
+// The logs of partitions `parts` of `name`, made on the blocking pool (files created,
 // preallocated and mapped, partition.metadata fsynced) and bound to their owner shards;
 // no request reaches them before the snapshot that names them. Many partitions are made
 // by several pool threads at once (the disk waits overlap): the task that splits them
 // waits for the others, so it uses at most half the pool. The first error, if any.
 asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std::string& name,
-                                                      const Uuid& id, int32_t from, int32_t to,
+                                                      const Uuid& id, const std::vector<int32_t>& parts,
                                                       const storage::LogConfig& config) {
   const int64_t now = now_ms();
-  co_return co_await broker.blocking([&broker, &name, &id, from, to, &config, now] {
-    constexpr int32_t kPerTask = 256;
-    const int32_t helpers = std::min((to - from) / kPerTask, broker.config().blocking_threads / 2);
-    if (helpers < 1) return make_range(broker, name, id, from, to, config, now);
-    const int32_t step = (to - from + helpers) / (helpers + 1);
-    std::vector<std::optional<std::string>> errors(size_t(helpers) + 1);
-    std::latch done(helpers);
-    for (int32_t h = 0; h < helpers; ++h) {
-      const int32_t a = from + step * (h + 1);
-      const int32_t b = std::min(to, a + step);
+  co_return co_await broker.blocking([&broker, &name, &id, &parts, &config, now] {
+    constexpr size_t kPerTask = 256;
+    const size_t n = parts.size();
+    const size_t helpers = std::min(n / kPerTask, size_t(std::max(0, broker.config().blocking_threads / 2)));
+    if (helpers < 1) return make_range(broker, name, id, parts, 0, n, config, now);
+    const size_t step = (n + helpers) / (helpers + 1);
+    std::vector<std::optional<std::string>> errors(helpers + 1);
+    std::latch done{std::ptrdiff_t(helpers)};
+    for (size_t h = 0; h < helpers; ++h) {
+      const size_t a = step * (h + 1);
+      const size_t b = std::min(n, a + step);
       asio::post(broker.blocking_pool(), [&, a, b, h] {
-        errors[size_t(h) + 1] = make_range(broker, name, id, a, b, config, now);
+        errors[h + 1] = make_range(broker, name, id, parts, a, b, config, now);
         done.count_down();
       });
     }
-    errors[0] = make_range(broker, name, id, from, std::min(to, from + step), config, now);
+    errors[0] = make_range(broker, name, id, parts, 0, std::min(n, step), config, now);
     done.wait();
     for (auto& e : errors) {
       if (e) return e;
@@ -99,9 +140,9 @@ asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std:
 }
 
 asio::awaitable<void> remove_logs(Broker& broker, const std::string& name, const Uuid& id,
-                                  int32_t from, int32_t to) {
+                                  const std::vector<int32_t>& parts) {
   std::vector<storage::TopicPartition> tps;
-  for (int32_t p = from; p < to; ++p) tps.push_back({name, PartitionId(p)});
+  for (int32_t p : parts) tps.push_back({name, PartitionId(p)});
   co_await fan_out(
       broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
       [&broker, &tps, &id](size_t i) {
@@ -112,11 +153,30 @@ asio::awaitable<void> remove_logs(Broker& broker, const std::string& name, const
       });
 }
 
+namespace {
+
+asio::awaitable<std::optional<std::string>> make_logs(Broker& broker, const std::string& name,
+                                                      const Uuid& id, int32_t from, int32_t to,
+                                                      const storage::LogConfig& config) {
+  const std::vector<int32_t> parts = iota(from, to);
+  co_return co_await make_logs(broker, name, id, parts, config);
+}
+
+asio::awaitable<void> remove_logs(Broker& broker, const std::string& name, const Uuid& id,
+                                  int32_t from, int32_t to) {
+  const std::vector<int32_t> parts = iota(from, to);
+  co_await remove_logs(broker, name, id, parts);
+}
+
 }  // namespace
 
 asio::awaitable<Result<TopicInfo, ApiErr>> Broker::create_topic(
     const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
-    bool validate_only) {
+    bool validate_only, int16_t replication_factor, const std::vector<std::vector<int32_t>>& assignment) {
+  if (cluster_) {
+    co_return co_await create_topic_in_cluster(name, partitions, configs, validate_only, replication_factor,
+                                               assignment);
+  }
   if (!storage::valid_topic_name(name)) {
     co_return fail(ApiErr{kafka_error::kInvalidTopic, "Topic name \"" + name + "\" is illegal"});
   }
@@ -157,6 +217,7 @@ asio::awaitable<Result<void, ApiErr>> Broker::delete_topic(const TopicInfo& info
     co_return fail(ApiErr{kafka_error::kInvalidTopic,
                           "Topic " + info.name + " is an internal topic and cannot be deleted."});
   }
+  if (cluster_) co_return co_await delete_topic_in_cluster(info);
   auto guard = co_await admin_.lock();
   auto current = topics_.get(info.name);
   if (!current || current->id != info.id) {

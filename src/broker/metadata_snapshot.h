@@ -54,8 +54,11 @@ struct ClusterMeta {
 };
 
 struct PartitionMeta {
-  int32_t leader = -1;  // node id; a single node leads all its partitions
+  int32_t leader = -1;  // node id; a single node leads all its partitions; -1: none
   int32_t leader_epoch = 0;
+  std::vector<int32_t> replicas;  // empty: this node alone (the single node)
+  std::vector<int32_t> isr;
+  bool operator==(const PartitionMeta&) const = default;
 };
 
 struct TopicMeta {

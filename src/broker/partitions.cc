@@ -14,6 +14,11 @@ PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int
   out.topic_id = topic->id;
   out.meta = topic;
   out.shard = broker.owner_shard(out.tp);
+  // In a cluster only the leader serves a partition's data (no leader at all: the same
+  // answer, and the client refreshes its metadata).
+  if (topic->partitions[size_t(partition)].leader != broker.config().node_id) {
+    out.error = kafka_error::kNotLeaderOrFollower;
+  }
   return out;
 }
 

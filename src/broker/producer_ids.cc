@@ -28,8 +28,20 @@ Result<void, std::string> ProducerIds::load(const std::string& path) {
   return {};
 }
 
+void ProducerIds::reserve_from(Reserve reserve) {
+  std::lock_guard lock(mu_);
+  reserve_ = std::move(reserve);
+  next_ = reserved_end_ = 0;  // nothing reserved from the cluster yet
+}
+
 Result<ProducerId, std::string> ProducerIds::next() {
   std::lock_guard lock(mu_);
+  if (next_ >= reserved_end_ && reserve_) {
+    auto start = reserve_();
+    if (!start) return fail("cannot reserve producer ids: " + start.error());
+    next_ = *start;
+    reserved_end_ = *start + kBlockSize;
+  }
   if (next_ >= reserved_end_) {
     const int64_t end = next_ + kBlockSize;
     auto w = storage::atomic_write_file(path_, "version=0\nnext.block.start=" + std::to_string(end) + "\n");

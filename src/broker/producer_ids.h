@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -19,6 +20,10 @@ class ProducerIds {
 
   // Reads the file if it exists (a missing file starts at 0).
   Result<void, std::string> load(const std::string& path);
+  // In a cluster blocks come from `reserve` (etcd's /latest_producer_id_block: the first
+  // id of a new block of kBlockSize), not from the file.
+  using Reserve = std::function<Result<int64_t, std::string>()>;
+  void reserve_from(Reserve reserve);
   // The next id, reserving (durably) a new block when the current one is used up.
   Result<ProducerId, std::string> next();
 
@@ -27,6 +32,7 @@ class ProducerIds {
   std::string path_;
   int64_t next_ = 0;
   int64_t reserved_end_ = 0;  // ids below it are reserved on disk
+  Reserve reserve_;
 };
 
 }  // namespace strata::broker

@@ -296,6 +296,32 @@ Result<PartitionState, std::string> decode_partition_state(std::string_view text
   return s;
 }
 
+std::string encode_producer_id_block(const ProducerIdBlock& b) {
+  return json{{"version", 1},
+              {"broker", b.broker},
+              {"block_start", std::to_string(b.start)},
+              {"block_end", std::to_string(b.end)}}
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<ProducerIdBlock, std::string> decode_producer_id_block(std::string_view text) {
+  constexpr const char* what = "producer id block";
+  auto j = object_of(text, what);
+  if (!j) return fail(j.error());
+  ProducerIdBlock b;
+  auto broker = int32_field(*j, "broker", what, -1);
+  if (!broker) return fail(broker.error());
+  b.broker = *broker;
+  auto start = int_field(*j, "block_start", what);
+  if (!start) return fail(start.error());
+  auto end = int_field(*j, "block_end", what);
+  if (!end) return fail(end.error());
+  if (*start < 0 || *end < *start - 1) return fail(std::string(what) + ": a bad range");
+  b.start = *start;
+  b.end = *end;
+  return b;
+}
+
 std::string encode_topic_config(const std::map<std::string, std::string>& configs) {
   return json{{"version", 1}, {"config", configs}}.dump(-1, ' ', false, json::error_handler_t::replace);
 }

@@ -101,6 +101,15 @@ struct PartitionState {
 std::string encode_partition_state(const PartitionState& s);
 Result<PartitionState, std::string> decode_partition_state(std::string_view json);
 
+// /latest_producer_id_block (Kafka's ProducerIdBlockZNode: ids as strings)
+struct ProducerIdBlock {
+  int32_t broker = -1;
+  int64_t start = 0;
+  int64_t end = -1;  // inclusive
+};
+std::string encode_producer_id_block(const ProducerIdBlock& b);
+Result<ProducerIdBlock, std::string> decode_producer_id_block(std::string_view json);
+
 // /config/topics/<topic>
 std::string encode_topic_config(const std::map<std::string, std::string>& configs);
 Result<std::map<std::string, std::string>, std::string> decode_topic_config(std::string_view json);

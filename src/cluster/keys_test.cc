@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "cluster/controller.h"
+#include "cluster/placement.h"
+
+#include <map>
 
 namespace strata::cluster {
 namespace {
@@ -129,6 +132,43 @@ TEST(Controller, ALostLeaderIsReplacedOrLeavesThePartitionLeaderless) {
   EXPECT_EQ(back[0].state.leader, 1);
   EXPECT_EQ(back[0].state.leader_epoch, 2);
   EXPECT_TRUE(plan_state_changes(view_with({1, 2}), 9).empty());
+}
+
+}  // namespace
+}  // namespace strata::cluster
+
+namespace strata::cluster {
+namespace {
+
+TEST(Placement, SpreadsLeadersAndReplicasEvenly) {
+  auto a = assign_replicas({{1, {}}, {2, {}}, {3, {}}}, 12, 2, 0, 0);
+  ASSERT_TRUE(a.ok()) << a.error();
+  std::map<int32_t, int> leaders, replicas;
+  for (const auto& r : *a) {
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_NE(r[0], r[1]);
+    ++leaders[r[0]];
+    for (int32_t n : r) ++replicas[n];
+  }
+  EXPECT_EQ(leaders, (std::map<int32_t, int>{{1, 4}, {2, 4}, {3, 4}}));
+  EXPECT_EQ(replicas, (std::map<int32_t, int>{{1, 8}, {2, 8}, {3, 8}}));
+}
+
+TEST(Placement, PutsReplicasOnDifferentRacks) {
+  auto a = assign_replicas({{1, "a"}, {2, "a"}, {3, "b"}, {4, "b"}}, 8, 2, 1, 0);
+  ASSERT_TRUE(a.ok()) << a.error();
+  for (const auto& r : *a) {
+    const bool rack_a0 = r[0] <= 2, rack_a1 = r[1] <= 2;
+    EXPECT_NE(rack_a0, rack_a1) << r[0] << "," << r[1];
+  }
+}
+
+TEST(Placement, RefusesWhatCannotBePlaced) {
+  auto a = assign_replicas({{1, {}}}, 3, 2, 0, 0);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().find("only 1 broker(s) are registered"), std::string::npos);
+  EXPECT_FALSE(assign_replicas({{1, "a"}, {2, {}}}, 1, 1, 0, 0).ok());
+  EXPECT_FALSE(assign_replicas({}, 1, 1, 0, 0).ok());
 }
 
 }  // namespace

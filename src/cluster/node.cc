@@ -55,6 +55,32 @@ Result<std::string, std::string> fetch_cluster_id(EtcdClient& etcd, const Keys& 
   return std::move(*id);
 }
 
+Result<int64_t, std::string> allocate_producer_ids(EtcdClient& etcd, const Keys& keys, int32_t node_id,
+                                                   int64_t size) {
+  const std::string key = keys.producer_id_block();
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    auto r = etcd.range(key);
+    if (!r) return fail("etcd: cannot allocate producer ids: " + text(r.error()));
+    ProducerIdBlock next{node_id, 0, size - 1};
+    TxnRequest t;
+    if (r->kvs.empty()) {
+      t.compare.push_back({key, Compare::Target::kCreate, Compare::Result::kEqual, 0, ""});
+    } else {
+      auto last = decode_producer_id_block(r->kvs[0].value);
+      if (!last) return fail(key + " in etcd: " + last.error());
+      if (last->end > INT64_MAX - size) return fail(std::string("producer ids exhausted"));
+      next.start = last->end + 1;
+      next.end = last->end + size;
+      t.compare.push_back({key, Compare::Target::kMod, Compare::Result::kEqual, r->kvs[0].mod_revision, ""});
+    }
+    t.success.push_back({Op::Kind::kPut, key, "", encode_producer_id_block(next), 0});
+    auto w = etcd.txn(t);
+    if (!w) return fail("etcd: cannot allocate producer ids: " + text(w.error()));
+    if (w->succeeded) return next.start;
+  }
+  return fail(std::string("etcd: producer id blocks contended 100 times in a row"));
+}
+
 // A lease, then the registration key if absent. An existing key with this log dir's
 // directory.id is this broker's own earlier incarnation (killed before its lease ran
 // out): its lease is revoked and the key taken at once. Any other holder is a live

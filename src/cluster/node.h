@@ -47,6 +47,12 @@ struct NodeOptions {
 Result<std::string, std::string> fetch_cluster_id(EtcdClient& etcd, const Keys& keys,
                                                   const std::string& proposed);
 
+// The next block of `size` producer ids for `node_id` from /latest_producer_id_block
+// (compare-and-swap, retried on conflict): unique across the cluster and its restarts.
+// Returns the block's first id. Blocking.
+Result<int64_t, std::string> allocate_producer_ids(EtcdClient& etcd, const Keys& keys, int32_t node_id,
+                                                   int64_t size);
+
 class ClusterNode {
  public:
   using OnView = std::function<void(std::shared_ptr<const ClusterView>)>;

@@ -230,6 +230,22 @@ class Cluster:
         controller = r.int32()
         return sorted(brokers), controller, cluster_id
 
+    def list_offsets_error(self, bootstrap, topic, partition):
+        """The error code one broker answers to ListOffsets v1 (latest) for a partition."""
+        host, port = bootstrap.split(":")
+        client, name = b"cluster-test", topic.encode()
+        body = (struct.pack(">hhih", 2, 1, 7, len(client)) + client + struct.pack(">ii", -1, 1)
+                + struct.pack(">h", len(name)) + name + struct.pack(">iiq", 1, partition, -1))
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(struct.pack(">i", len(body)) + body)
+            r = Reader(read_frame(sock))
+        r.int32()  # correlation id
+        r.int32()  # topics
+        r.string()
+        r.int32()  # partitions
+        r.int32()  # partition
+        return r.take(">h")
+
     def wait_for(self, what, pred, bootstrap=None, timeout=20):
         deadline = time.time() + timeout
         last = None

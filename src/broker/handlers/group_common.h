@@ -20,4 +20,22 @@ inline bool partition_exists(Broker& broker, const std::string& topic, int32_t p
   return t != nullptr && partition >= 0 && partition < t->partition_count();
 }
 
+// The leader of the group's __consumer_offsets partition in `snapshot`: -1 if the topic
+// or a leader is missing. On the single node, this node.
+inline int32_t group_coordinator(Broker& broker, const MetadataSnapshot& snapshot, const std::string& group) {
+  if (!broker.in_cluster()) return broker.config().node_id;
+  const TopicMeta* t = snapshot.topic(group::kOffsetsTopic);
+  const int32_t p = broker.groups().partition_for(group);
+  if (t == nullptr || p >= t->partition_count()) return -1;
+  return t->partitions[size_t(p)].leader;
+}
+
+// In a cluster a group is served by the leader of its partition only (with one replica
+// per partition, the same broker for the partition's whole life, so the coordinator
+// loaded at start stays right): NOT_COORDINATOR elsewhere, and the client asks
+// FindCoordinator again.
+inline bool coordinates(Broker& broker, const RequestContext& ctx, const std::string& group) {
+  return group_coordinator(broker, *ctx.metadata, group) == broker.config().node_id;
+}
+
 }  // namespace strata::broker

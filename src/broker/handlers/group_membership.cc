@@ -18,7 +18,7 @@ constexpr int8_t kTransactionKey = 1;
 
 // Kafka's coordinator answer for one key: this node for groups and transactions (the
 // internal topic is created on first use); share groups have no coordinator here.
-void find_one(Broker& broker, int8_t key_type, bool ready, int16_t& error,
+void find_one(Broker& broker, int8_t key_type, bool ready, const std::string& key, int16_t& error,
               std::optional<std::string>& message, int32_t& node, std::string& host, int32_t& port) {
   node = -1;
   host = "";
@@ -32,6 +32,27 @@ void find_one(Broker& broker, int8_t key_type, bool ready, int16_t& error,
     error = kafka_error::kCoordinatorNotAvailable;
     message = key_type == kGroupKey ? "the __consumer_offsets topic could not be created"
                                     : "the __transaction_state topic could not be created";
+    return;
+  }
+  if (broker.in_cluster()) {
+    if (key_type == kTransactionKey) {
+      error = kafka_error::kCoordinatorNotAvailable;
+      message = "transactions across brokers are not available yet";
+      return;
+    }
+    auto snapshot = broker.metadata();
+    const int32_t leader = group_coordinator(broker, *snapshot, key);
+    const BrokerMeta* b = snapshot->cluster().broker(leader);
+    if (b == nullptr) {
+      error = kafka_error::kCoordinatorNotAvailable;
+      message = "the group's __consumer_offsets partition has no leader";
+      return;
+    }
+    error = 0;
+    message = std::nullopt;
+    node = b->node_id;
+    host = b->host;
+    port = b->port;
     return;
   }
   error = 0;
@@ -51,14 +72,15 @@ asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker,
   if (request.key_type == kGroupKey) ready = co_await broker.ensure_offsets_topic();
   if (request.key_type == kTransactionKey) ready = co_await broker.ensure_txn_topic();
   if (ctx.header.api_version < 4) {
-    find_one(broker, request.key_type, ready, r.error_code, r.error_message, r.node_id,
+    find_one(broker, request.key_type, ready, request.key, r.error_code, r.error_message, r.node_id,
              r.host, r.port);
     co_return r;
   }
   for (const std::string& key : request.coordinator_keys) {
     FindCoordinatorResponse::Coordinator c;
     c.key = key;
-    find_one(broker, request.key_type, ready, c.error_code, c.error_message, c.node_id, c.host, c.port);
+    find_one(broker, request.key_type, ready, key, c.error_code, c.error_message, c.node_id, c.host,
+             c.port);
     r.coordinators.push_back(std::move(c));
   }
   co_return r;
@@ -70,6 +92,10 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
   r.member_id = request.member_id;
   if (!(co_await broker.ensure_offsets_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  if (!coordinates(broker, ctx, request.group_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   const int16_t version = ctx.header.api_version;
@@ -103,11 +129,15 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
   co_return r;
 }
 
-asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestContext&,
+asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestContext& ctx,
                                                      SyncGroupRequest& request) {
   SyncGroupResponse r;
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
+    co_return r;
+  }
+  if (!coordinates(broker, ctx, request.group_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   group::SyncRequest s;
@@ -129,11 +159,15 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
   co_return r;
 }
 
-asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestContext&,
+asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestContext& ctx,
                                                     HeartbeatRequest& request) {
   HeartbeatResponse r;
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
+    co_return r;
+  }
+  if (!coordinates(broker, ctx, request.group_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   group::MemberRef m{request.group_id, request.member_id, request.group_instance_id,
@@ -149,6 +183,10 @@ asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestCo
   LeaveGroupResponse r;
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
+    co_return r;
+  }
+  if (!coordinates(broker, ctx, request.group_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   const bool batched = ctx.header.api_version >= 3;

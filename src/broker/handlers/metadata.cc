@@ -13,7 +13,9 @@ using protocol::MetadataResponse;
 
 namespace {
 
-MetadataResponse::Topic describe(const TopicMeta& t) {
+// A partition without a leader answers LEADER_NOT_AVAILABLE (clients retry); replicas
+// on brokers that are not live are its offline replicas.
+MetadataResponse::Topic describe(const TopicMeta& t, const ClusterMeta& cluster) {
   MetadataResponse::Topic out;
   out.name = t.name;
   out.is_internal = t.internal;
@@ -24,8 +26,12 @@ MetadataResponse::Topic describe(const TopicMeta& t) {
     part.partition_index = p;
     part.leader_id = meta.leader;
     part.leader_epoch = meta.leader_epoch;
-    part.replica_nodes = {meta.leader};
-    part.isr_nodes = {meta.leader};
+    part.replica_nodes = meta.replicas.empty() ? std::vector<int32_t>{meta.leader} : meta.replicas;
+    part.isr_nodes = meta.replicas.empty() ? std::vector<int32_t>{meta.leader} : meta.isr;
+    for (int32_t r : part.replica_nodes) {
+      if (cluster.broker(r) == nullptr) part.offline_replicas.push_back(r);
+    }
+    if (meta.leader < 0) part.error_code = kafka_error::kLeaderNotAvailable;
     out.partitions.push_back(std::move(part));
   }
   return out;
@@ -45,7 +51,9 @@ MetadataResponse::Topic error_topic(std::optional<std::string> name, protocol::U
 asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext& ctx,
                                                   MetadataRequest& request) {
   MetadataResponse r;
-  const ClusterMeta& cluster = ctx.metadata->cluster();
+  // Held: auto-creation below replaces ctx.metadata.
+  const std::shared_ptr<const ClusterMeta> cluster_ptr = ctx.metadata->cluster_ptr();
+  const ClusterMeta& cluster = *cluster_ptr;
   for (const BrokerMeta& b : cluster.brokers) r.brokers.push_back({b.node_id, b.host, b.port, b.rack});
   r.cluster_id = cluster.cluster_id;
   r.controller_id = cluster.controller_id;
@@ -53,14 +61,14 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const bool all = !request.topics || (version == 0 && request.topics->empty());
   if (all) {
-    for (const auto& t : ctx.metadata->topics()) r.topics.push_back(describe(*t));
+    for (const auto& t : ctx.metadata->topics()) r.topics.push_back(describe(*t, cluster));
     co_return r;
   }
   const bool auto_create_allowed = version < 4 || request.allow_auto_topic_creation;
   for (const auto& want : *request.topics) {
     if (!want.name || want.name->empty()) {
       const TopicMeta* t = ctx.metadata->topic(want.topic_id);
-      r.topics.push_back(t ? describe(*t)
+      r.topics.push_back(t ? describe(*t, cluster)
                            : error_topic(std::nullopt, want.topic_id, kafka_error::kUnknownTopicId));
       continue;
     }
@@ -70,7 +78,7 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
       error = co_await auto_create(broker, ctx, name);
     }
     const TopicMeta* t = ctx.metadata->topic(name);
-    r.topics.push_back(t ? describe(*t) : error_topic(name, {}, error ? error : kafka_error::kUnknownTopicOrPartition));
+    r.topics.push_back(t ? describe(*t, cluster) : error_topic(name, {}, error ? error : kafka_error::kUnknownTopicOrPartition));
   }
   co_return r;
 }

@@ -51,9 +51,47 @@ std::optional<std::pair<int16_t, std::string>> check_placement(const Broker& bro
   return std::nullopt;
 }
 
+// In a cluster: the partition count or explicit assignment, checked against the live
+// brokers (Kafka's INVALID_REPLICA_ASSIGNMENT rules: no empty or repeated replica list
+// entries, only registered brokers, one replication factor for all partitions).
+std::optional<std::pair<int16_t, std::string>> check_cluster_placement(
+    const Broker& broker, const ClusterMeta& cluster, const CreateTopicsRequest::Topic& t,
+    int32_t& partitions, std::vector<std::vector<int32_t>>& assignment) {
+  if (t.assignments.empty()) {
+    partitions = t.num_partitions == -1 ? broker.config().num_partitions : t.num_partitions;
+    return std::nullopt;
+  }
+  if (t.num_partitions != -1 || t.replication_factor != -1) {
+    return std::pair{kafka_error::kInvalidRequest,
+                     std::string("Both numPartitions or replicationFactor and replicasAssignments were set.")};
+  }
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> sorted;
+  for (const auto& a : t.assignments) sorted.emplace_back(a.partition_index, a.broker_ids);
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t p = 0; p < sorted.size(); ++p) {
+    const auto& ids = sorted[p].second;
+    std::vector<int32_t> unique = ids;
+    std::sort(unique.begin(), unique.end());
+    const bool repeated = std::adjacent_find(unique.begin(), unique.end()) != unique.end();
+    if (sorted[p].first != int32_t(p) || ids.empty() || repeated || ids.size() != sorted[0].second.size()) {
+      return std::pair{kafka_error::kInvalidReplicaAssignment,
+                       std::string("Partitions must be 0..n-1, each with the same number of distinct brokers.")};
+    }
+    for (int32_t id : ids) {
+      if (cluster.broker(id) == nullptr) {
+        return std::pair{kafka_error::kInvalidReplicaAssignment,
+                         "Unknown broker " + std::to_string(id) + " in the replica assignment."};
+      }
+    }
+    assignment.push_back(ids);
+  }
+  partitions = int32_t(assignment.size());
+  return std::nullopt;
+}
+
 }  // namespace
 
-asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, RequestContext&,
+asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, RequestContext& ctx,
                                                            CreateTopicsRequest& request) {
   CreateTopicsResponse r;
   for (const auto& t : request.topics) {
@@ -65,19 +103,26 @@ asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, Reque
     for (const auto& c : t.configs) {
       if (c.value) configs[c.name] = *c.value;
     }
-    auto bad = check_placement(broker, t, partitions);
+    std::vector<std::vector<int32_t>> assignment;
+    auto bad = broker.in_cluster()
+                   ? check_cluster_placement(broker, ctx.metadata->cluster(), t, partitions, assignment)
+                   : check_placement(broker, t, partitions);
     if (bad) {
       out.error_code = bad->first;
       out.error_message = bad->second;
     } else {
-      auto created = co_await broker.create_topic(t.name, partitions, configs, request.validate_only);
+      auto created = co_await broker.create_topic(t.name, partitions, configs, request.validate_only,
+                                                  t.replication_factor, assignment);
       if (!created) {
         out.error_code = created.error().first;
         out.error_message = created.error().second;
       } else {
         out.topic_id = created->id;
         out.num_partitions = partitions;
-        out.replication_factor = 1;
+        out.replication_factor = !assignment.empty() ? int16_t(assignment[0].size())
+                                 : t.replication_factor != -1 ? t.replication_factor
+                                 : broker.in_cluster() ? broker.config().default_replication_factor
+                                                       : int16_t(1);
         out.configs.emplace();
         for (const auto& [k, v] : configs) {
           CreateTopicsResponse::Config c;

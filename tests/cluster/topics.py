@@ -1,0 +1,200 @@
+"""Issue 14, topics across brokers: 3 brokers on 1 etcd, as processes.
+
+- topics of 12 partitions created through different brokers (kafka-python's admin,
+  confluent-kafka's admin, kcat's auto-create) are spread over the 3 brokers, leaders
+  evenly, and every broker's metadata routes them the same way;
+- confluent-kafka produces keyed records with idempotence (each to its partition's
+  leader) and a consumer reads them all back, exactly;
+- a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
+  shares the partitions, reads each record once and commits;
+- a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire);
+- kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
+  keep serving; it restarts and every acknowledged record is back;
+- a topic deleted through one broker is gone from all, its logs removed.
+
+    topics.py STRATA_BINARY
+"""
+import os
+import subprocess
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import SESSION_MS, Cluster  # noqa: E402
+from strata_broker import check  # noqa: E402
+
+from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+binary = sys.argv[1]
+PARTITIONS = 12
+RECORDS = 3000
+
+
+def leaders(md, topic):
+    return {p.id: p.leader for p in md.topics[topic].partitions.values()}
+
+
+def wait_leaders(admin, topic, pred, what, timeout=20):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        md = admin.list_topics(topic, timeout=5)
+        if topic in md.topics and md.topics[topic].error is None or \
+                (topic in md.topics and len(md.topics[topic].partitions) == PARTITIONS):
+            last = leaders(md, topic)
+            if len(last) == PARTITIONS and pred(last):
+                check(True, what)
+                return last
+        time.sleep(0.2)
+    check(False, "%s (last: %s)" % (what, last))
+
+
+def produce(bootstrap, topic, n, tag):
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5})
+    acked = []
+
+    def done(err, msg):
+        if err is None:
+            acked.append((msg.key(), msg.value()))
+
+    for i in range(n):
+        p.produce(topic, key=b"k%d" % i, value=b"%s-%d" % (tag, i), callback=done)
+        if i % 500 == 0:
+            p.poll(0)
+    p.flush(60)
+    return acked
+
+
+def consume(bootstrap, topic, n, timeout=60):
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-" + uuid.uuid4().hex,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.assign([__import__("confluent_kafka").TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+    got = []
+    deadline = time.time() + timeout
+    while len(got) < n and time.time() < deadline:
+        m = c.poll(0.5)
+        if m is not None and m.error() is None:
+            got.append((m.key(), m.value()))
+    c.close()
+    return got
+
+
+with Cluster(binary, brokers=3) as c:
+    c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3)
+    admin = AdminClient({"bootstrap.servers": c.broker(2).bootstrap})
+    fs = admin.create_topics([NewTopic("spread", PARTITIONS, 1)], request_timeout=15)
+    fs["spread"].result(timeout=20)
+    check(True, "confluent-kafka created 'spread' through broker 2")
+    lead = wait_leaders(admin, "spread", lambda ls: all(v in (1, 2, 3) for v in ls.values()),
+                        "every partition of 'spread' has a leader")
+    counts = {b: list(lead.values()).count(b) for b in (1, 2, 3)}
+    check(counts == {1: 4, 2: 4, 3: 4}, "leaders spread evenly: %s" % counts)
+    for b in c.brokers:
+        md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics("spread", timeout=5)
+        check(leaders(md, "spread") == lead, "broker %d routes 'spread' the same way" % b.node_id)
+
+    # Only the leader serves a partition: another broker answers NOT_LEADER_OR_FOLLOWER (6).
+    p0 = lead[0]
+    other = next(b for b in c.brokers if b.node_id != p0)
+    check(c.list_offsets_error(c.broker(p0).bootstrap, "spread", 0) == 0, "the leader answers ListOffsets")
+    check(c.list_offsets_error(other.bootstrap, "spread", 0) == 6,
+          "broker %d (not the leader) answers NOT_LEADER_OR_FOLLOWER" % other.node_id)
+
+    # kafka-python's admin, through broker 3.
+    from kafka.admin import KafkaAdminClient, NewTopic as KNewTopic
+    kadmin = KafkaAdminClient(bootstrap_servers=c.broker(3).bootstrap)
+    kadmin.create_topics([KNewTopic("spread-kp", PARTITIONS, 1)])
+    kadmin.close()
+    wait_leaders(admin, "spread-kp", lambda ls: set(ls.values()) == {1, 2, 3},
+                 "kafka-python created 'spread-kp' through broker 3, spread over 3 brokers")
+
+    # kcat auto-creates through broker 1 (num.partitions is 1: one partition).
+    r = subprocess.run(["kcat", "-b", c.broker(1).bootstrap, "-P", "-t", "auto-kcat"], input=b"x\n",
+                       capture_output=True, timeout=30)
+    check(r.returncode == 0, "kcat produced to an auto-created topic")
+
+    # An idempotent producer writes keyed records to the leaders; all read back.
+    acked = produce(c.bootstrap, "spread", RECORDS, b"a")
+    check(len(acked) == RECORDS, "confluent-kafka (idempotent) acknowledged %d records" % len(acked))
+    got = consume(c.bootstrap, "spread", RECORDS)
+    check(sorted(got) == sorted(acked), "a consumer reads exactly the acknowledged records back")
+
+    # A 3-member consumer group on 'spread-kp': its coordinator is the leader of the
+    # group's __consumer_offsets partition (another broker, for most groups); the members
+    # share the 12 partitions and read every record once; the offsets they commit are
+    # read back by a new member.
+    group_records = produce(c.bootstrap, "spread-kp", 1200, b"g")
+    members = [Consumer({"bootstrap.servers": c.broker(i % 3 + 1).bootstrap, "group.id": "cluster-group",
+                         "auto.offset.reset": "earliest", "session.timeout.ms": 10000,
+                         "heartbeat.interval.ms": 500}) for i in range(3)]
+    for m in members:
+        m.subscribe(["spread-kp"])
+    seen = []
+    deadline = time.time() + 60
+    while time.time() < deadline and (len(seen) < len(group_records) or
+                                      sum(len(m.assignment()) for m in members) != PARTITIONS):
+        for m in members:
+            msg = m.poll(0.1)
+            if msg is not None and msg.error() is None:
+                seen.append((msg.key(), msg.value()))
+    shares = sorted(len(m.assignment()) for m in members)
+    check(shares == [4, 4, 4], "the group's 3 members hold 4 partitions each: %s" % shares)
+    check(sorted(seen) == sorted(group_records), "the group read every record exactly once (%d)" % len(seen))
+    for m in members:
+        m.commit(asynchronous=False)
+        m.close()
+    late = Consumer({"bootstrap.servers": c.broker(2).bootstrap, "group.id": "cluster-group",
+                     "auto.offset.reset": "earliest"})
+    late.subscribe(["spread-kp"])
+    extra = []
+    t_end = time.time() + 8
+    while time.time() < t_end:
+        msg = late.poll(0.2)
+        if msg is not None and msg.error() is None:
+            extra.append(msg)
+    late.close()
+    check(not extra, "a new member resumes from the committed offsets (nothing read twice)")
+
+    # Kill -9 one broker: its partitions have no leader, the others' keep serving.
+    victim = c.broker(3)
+    victim.kill()
+    wait_leaders(admin, "spread", lambda ls: sorted(ls.values()).count(-1) == 4 and 3 not in ls.values(),
+                 "the killed broker's 4 partitions report no leader", timeout=SESSION_MS / 1000 + 15)
+    alive = [p for p, l in lead.items() if l != 3]
+    pr = Producer({"bootstrap.servers": c.broker(1).bootstrap, "enable.idempotence": True})
+    ok = []
+    for p in alive:
+        pr.produce("spread", value=b"while-down", partition=p,
+                   callback=lambda err, msg: ok.append(err is None))
+    pr.flush(30)
+    check(len(ok) == len(alive) and all(ok), "partitions of live brokers keep taking records")
+    victim.start()
+    wait_leaders(admin, "spread", lambda ls: ls == lead, "broker 3 returns and leads its partitions again",
+                 timeout=SESSION_MS / 1000 + 15)
+    got = consume(c.bootstrap, "spread", RECORDS + len(alive))
+    check(sorted(g for g in got if g[1] != b"while-down") == sorted(acked),
+          "every acknowledged record is back after the restart")
+
+    # Delete through broker 1: gone everywhere, logs removed. (No client may still be
+    # producing to it: librdkafka's metadata refresh would auto-create it again, as
+    # against Kafka.)
+    del pr
+    import gc
+    gc.collect()
+    admin1 = AdminClient({"bootstrap.servers": c.broker(1).bootstrap})
+    admin1.delete_topics(["spread"], request_timeout=15)["spread"].result(timeout=20)
+    deadline = time.time() + 15
+    gone = False
+    while time.time() < deadline and not gone:
+        gone = all("spread" not in AdminClient({"bootstrap.servers": b.bootstrap}).list_topics(timeout=5).topics
+                   for b in c.brokers)
+        time.sleep(0.2)
+    check(gone, "'spread' deleted through broker 1 is gone from every broker")
+    time.sleep(1)
+    left = ["%d:%s" % (b.node_id, d) for b in c.brokers for d in os.listdir(b.data)
+            if d.rsplit("-", 1)[0] == "spread"]
+    check(not left, "its partition logs are removed on every broker (%s)" % left)
+
+print("topics: all checks passed")
