@@ -185,6 +185,12 @@ class Broker : public net::RequestHandler {
       const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
       bool validate_only, int16_t replication_factor, const std::vector<std::vector<int32_t>>& assignment);
   asio::awaitable<Result<void, ApiErr>> delete_topic_in_cluster(const TopicInfo& info);
+ public:
+  // CreatePartitions in a cluster: the new partitions placed over the live brokers and
+  // appended to the topic's assignment (compare-and-swap on its revision); returns once
+  // this broker routes them. (cluster_topics.cc)
+  asio::awaitable<Result<void, ApiErr>> add_partitions_in_cluster(const std::string& name, int32_t to);
+ private:
   // Brings Topics and the local logs to the newest view (shard 0, under admin_lock).
   asio::awaitable<void> sync_topics();
   void schedule_sync();

@@ -138,6 +138,41 @@ asio::awaitable<Result<void, ApiErr>> Broker::delete_topic_in_cluster(const Topi
   co_return Result<void, ApiErr>{};
 }
 
+asio::awaitable<Result<void, ApiErr>> Broker::add_partitions_in_cluster(const std::string& name, int32_t to) {
+  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
+  auto it = view->topics.find(name);
+  if (it == view->topics.end()) {
+    co_return fail(ApiErr{kafka_error::kUnknownTopicOrPartition, "The topic '" + name + "' does not exist."});
+  }
+  cluster::TopicAssignment a = it->second.assignment;
+  const int32_t from = int32_t(a.replicas.size());
+  auto placed = place(metadata()->cluster(), to - from, int16_t(a.replicas.front().size()));
+  if (!placed) co_return fail(placed.error());
+  for (auto& r : *placed) a.replicas.push_back(std::move(r));
+  const cluster::Keys& keys = cluster_->keys();
+  cluster::TxnRequest t;
+  t.compare.push_back({keys.topic(name), cluster::Compare::Target::kMod, cluster::Compare::Result::kEqual,
+                       it->second.mod_revision, ""});
+  t.success.push_back({cluster::Op::Kind::kPut, keys.topic(name), "", cluster::encode_assignment(a), 0});
+  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
+  if (!written) co_return fail(etcd_unavailable(written.error()));
+  if (!written->succeeded) {
+    co_return fail(ApiErr{kafka_error::kInvalidPartitions, "The topic '" + name + "' changed meanwhile; retry."});
+  }
+  auto id = storage::uuid_from_base64(a.topic_id);
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
+  while (!id || !routable(*metadata(), name, *id) || metadata()->topic(name)->partition_count() < to) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      co_return fail(ApiErr{kafka_error::kRequestTimedOut,
+                            "The partitions were added, but their leaders are not known yet."});
+    }
+    timer.expires_after(10ms);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+  co_return Result<void, ApiErr>{};
+}
+
 // Coalesces views: one sync runs at a time on shard 0 and runs again while newer views
 // arrived meanwhile.
 void Broker::schedule_sync() {

@@ -154,6 +154,12 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
   if (!storage::valid_topic_name(topic)) {
     co_return ApiError{kafka_error::kInvalidTopic, "Topic name \"" + topic + "\" is illegal"};
   }
+  if (broker.in_cluster()) {
+    // Written to one broker only, it would differ between brokers: refused until the
+    // cluster writes /config/topics (issue 14).
+    co_return ApiError{kafka_error::kInvalidRequest,
+                       std::string("Altering topic configs is not available in a cluster yet.")};
+  }
   auto guard = co_await broker.admin_lock().lock();
   const std::optional<TopicInfo> info = broker.topics().get(topic);
   std::map<std::string, std::string> overrides;

@@ -7,6 +7,7 @@
   leader) and a consumer reads them all back, exactly;
 - a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
   shares the partitions, reads each record once and commits;
+- CreatePartitions through another broker places and leads the new partitions;
 - a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire);
 - kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
   keep serving; it restarts and every acknowledged record is back;
@@ -156,6 +157,15 @@ with Cluster(binary, brokers=3) as c:
             extra.append(msg)
     late.close()
     check(not extra, "a new member resumes from the committed offsets (nothing read twice)")
+
+    # CreatePartitions through broker 1: the new partitions are placed and led too.
+    from confluent_kafka.admin import NewPartitions
+    admin1 = AdminClient({"bootstrap.servers": c.broker(1).bootstrap})
+    admin1.create_partitions([NewPartitions("spread-kp", 15)], request_timeout=15)["spread-kp"].result(timeout=20)
+    md = admin.list_topics("spread-kp", timeout=5)
+    grown = leaders(md, "spread-kp")
+    check(len(grown) == 15 and all(v in (1, 2, 3) for v in grown.values()),
+          "'spread-kp' grown to 15 partitions, each with a leader: %s" % sorted(grown.values()))
 
     # Kill -9 one broker: its partitions have no leader, the others' keep serving.
     victim = c.broker(3)

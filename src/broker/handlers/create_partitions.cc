@@ -75,6 +75,22 @@ std::optional<ApiError> check(const Broker& broker, const CreatePartitionsReques
 
 asio::awaitable<ApiError> grow(Broker& broker, const CreatePartitionsRequest::Topic& t,
                                bool validate_only) {
+  if (broker.in_cluster()) {
+    // Placed over the live brokers; the view brings the logs (not under admin_lock:
+    // applying the view takes it).
+    const std::optional<TopicInfo> info = broker.topics().get(t.name);
+    if (!info) co_return ApiError{kafka_error::kUnknownTopicOrPartition, std::nullopt};
+    if (t.assignments) {
+      co_return ApiError{kafka_error::kInvalidReplicaAssignment,
+                         std::string("Manual assignments of new partitions are not taken in a cluster yet.")};
+    }
+    if (auto bad = check(broker, t, *info)) co_return *bad;
+    if (validate_only) co_return ApiError{};
+    if (auto r = co_await broker.add_partitions_in_cluster(t.name, t.count); !r) {
+      co_return ApiError{r.error().first, r.error().second};
+    }
+    co_return ApiError{};
+  }
   auto guard = co_await broker.admin_lock().lock();
   const std::optional<TopicInfo> info = broker.topics().get(t.name);
   if (!info) co_return ApiError{kafka_error::kUnknownTopicOrPartition, std::nullopt};
