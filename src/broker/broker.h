@@ -190,6 +190,10 @@ class Broker : public net::RequestHandler {
   // appended to the topic's assignment (compare-and-swap on its revision); returns once
   // this broker routes them. (cluster_topics.cc)
   asio::awaitable<Result<void, ApiErr>> add_partitions_in_cluster(const std::string& name, int32_t to);
+  // AlterConfigs in a cluster: /config/topics/<topic> by compare-and-swap; returns once
+  // this broker's logs have the new settings.
+  asio::awaitable<Result<void, ApiErr>> alter_configs_in_cluster(const std::string& name,
+                                                                 const std::map<std::string, std::string>& configs);
  private:
   // Brings Topics and the local logs to the newest view (shard 0, under admin_lock).
   asio::awaitable<void> sync_topics();

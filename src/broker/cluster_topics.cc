@@ -8,6 +8,7 @@
 #include <random>
 
 #include "broker/broker.h"
+#include "broker/config_admin.h"
 #include "broker/topic_logs.h"
 #include "cluster/node.h"
 #include "cluster/placement.h"
@@ -173,6 +174,36 @@ asio::awaitable<Result<void, ApiErr>> Broker::add_partitions_in_cluster(const st
   co_return Result<void, ApiErr>{};
 }
 
+asio::awaitable<Result<void, ApiErr>> Broker::alter_configs_in_cluster(
+    const std::string& name, const std::map<std::string, std::string>& configs) {
+  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
+  auto c = view->configs.find(name);
+  const int64_t revision = c == view->configs.end() ? 0 : c->second.mod_revision;
+  const cluster::Keys& keys = cluster_->keys();
+  cluster::TxnRequest t;
+  t.compare.push_back({keys.topic_config(name),
+                       revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
+                       cluster::Compare::Result::kEqual, revision, ""});
+  t.success.push_back({cluster::Op::Kind::kPut, keys.topic_config(name), "", cluster::encode_topic_config(configs), 0});
+  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
+  if (!written) co_return fail(etcd_unavailable(written.error()));
+  if (!written->succeeded) {
+    co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs of '" + name + "' changed meanwhile; retry."});
+  }
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
+  for (;;) {
+    auto info = topics_.get(name);
+    if (info && info->configs == configs) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      co_return fail(ApiErr{kafka_error::kRequestTimedOut, "The configs were written, but not applied here yet."});
+    }
+    timer.expires_after(10ms);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+  co_return Result<void, ApiErr>{};
+}
+
 // Coalesces views: one sync runs at a time on shard 0 and runs again while newer views
 // arrived meanwhile.
 void Broker::schedule_sync() {
@@ -218,9 +249,18 @@ asio::awaitable<void> Broker::sync_topics() {
     }
     auto configs_it = view->configs.find(name);
     const std::map<std::string, std::string> configs =
-        configs_it == view->configs.end() ? std::map<std::string, std::string>{} : configs_it->second;
+        configs_it == view->configs.end() ? std::map<std::string, std::string>{} : configs_it->second.values;
     const int32_t count = int32_t(entry.assignment.replicas.size());
     auto existing = topics_.get(name);
+    if (existing && existing->configs != configs) {
+      storage::LogConfig changed = config_.log_defaults;
+      if (auto r = changed.apply(configs); !r) spdlog::warn("topic {}: {}", name, r.error());
+      auto set = co_await blocking([this, &name, &configs] { return topics_.set_configs(name, configs); });
+      if (!set) spdlog::error("topic {}: {}", name, set.error());
+      publish_metadata();
+      co_await apply_log_config(*this, *existing, changed);
+      spdlog::info("topic {}: configs from the cluster applied", name);
+    }
     if (existing && existing->partitions >= count) continue;
     const int32_t from = existing ? existing->partitions : 0;
     storage::LogConfig config = config_.log_defaults;

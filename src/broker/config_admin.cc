@@ -154,12 +154,6 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
   if (!storage::valid_topic_name(topic)) {
     co_return ApiError{kafka_error::kInvalidTopic, "Topic name \"" + topic + "\" is illegal"};
   }
-  if (broker.in_cluster()) {
-    // Written to one broker only, it would differ between brokers: refused until the
-    // cluster writes /config/topics (issue 14).
-    co_return ApiError{kafka_error::kInvalidRequest,
-                       std::string("Altering topic configs is not available in a cluster yet.")};
-  }
   auto guard = co_await broker.admin_lock().lock();
   const std::optional<TopicInfo> info = broker.topics().get(topic);
   std::map<std::string, std::string> overrides;
@@ -175,23 +169,33 @@ asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string&
                        "The topic '" + topic + "' does not exist."};
   }
   if (validate_only) co_return ApiError{};
+  if (broker.in_cluster()) {
+    { auto released = std::move(guard); }  // applying the view takes the lock
+    auto written = co_await broker.alter_configs_in_cluster(topic, overrides);
+    if (!written) co_return ApiError{written.error().first, written.error().second};
+    co_return ApiError{};
+  }
   auto set = co_await broker.blocking([&broker, &topic, &overrides] {
     return broker.topics().set_configs(topic, overrides);
   });
   if (!set) co_return ApiError{kafka_error::kKafkaStorageError, set.error()};
   broker.publish_metadata();
-  // Each log takes the new settings on its own shard; requests validate with the
-  // snapshot's copy, published above.
+  co_await apply_log_config(broker, *info, config);
+  spdlog::info("altered configs of topic {}", topic);
+  co_return ApiError{};
+}
+
+// Each log takes the new settings on its own shard; requests validate with the
+// snapshot's copy, published before.
+asio::awaitable<void> apply_log_config(Broker& broker, const TopicInfo& info, const storage::LogConfig& config) {
   std::vector<storage::TopicPartition> tps;
-  for (int32_t p = 0; p < info->partitions; ++p) tps.push_back({topic, PartitionId(p)});
+  for (int32_t p = 0; p < info.partitions; ++p) tps.push_back({info.name, PartitionId(p)});
   co_await fan_out(
       broker, tps.size(), [&](size_t i) { return broker.owner_shard(tps[i]); },
-      [&broker, &tps, &config, id = info->id](size_t i) {
+      [&broker, &tps, &config, id = info.id](size_t i) {
         storage::Log* log = broker.owned_log(tps[i], id);
         if (log != nullptr) log->set_config(config);
       });
-  spdlog::info("altered configs of topic {}", topic);
-  co_return ApiError{};
 }
 
 }  // namespace strata::broker

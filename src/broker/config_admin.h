@@ -141,6 +141,9 @@ using OverridesEdit = std::function<std::optional<ApiError>(std::map<std::string
 // with LogConfig's message), checks the topic exists (UNKNOWN_TOPIC_OR_PARTITION) and,
 // unless `validate_only`, persists it. Then each partition's log takes the new
 // LogConfig on its owner shard. Returns NONE (message null) on success.
+// The topic's logs on this broker take `config`, each on its owner shard.
+asio::awaitable<void> apply_log_config(Broker& broker, const TopicInfo& info, const storage::LogConfig& config);
+
 asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string& topic,
                                               const OverridesEdit& edit, bool validate_only);
 

@@ -53,7 +53,7 @@ void ViewBuilder::put(ClusterView& v, const KeyValue& kv) const {
     case Kind::kTopicConfig: {
       auto c = decode_topic_config(kv.value);
       if (!c) return skipped(kv.key, c.error());
-      v.configs[p.topic] = std::move(*c);
+      v.configs[p.topic] = ConfigEntry{std::move(*c), kv.mod_revision};
       return;
     }
     case Kind::kProducerIds:

@@ -38,6 +38,11 @@ struct StateEntry {
   int64_t mod_revision = 0;
 };
 
+struct ConfigEntry {
+  std::map<std::string, std::string> values;  // the topic's overrides
+  int64_t mod_revision = 0;
+};
+
 struct ClusterView {
   int64_t revision = 0;  // etcd's revision this view is as of
   std::string cluster_id;
@@ -45,7 +50,7 @@ struct ClusterView {
   std::optional<Controller> controller;
   std::map<std::string, TopicEntry> topics;
   std::map<std::pair<std::string, int32_t>, StateEntry> states;
-  std::map<std::string, std::map<std::string, std::string>> configs;
+  std::map<std::string, ConfigEntry> configs;
 
   bool alive(int32_t node) const { return brokers.count(node) != 0; }
   const StateEntry* state(const std::string& topic, int32_t p) const {

@@ -8,6 +8,7 @@
 - a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
   shares the partitions, reads each record once and commits;
 - CreatePartitions through another broker places and leads the new partitions;
+- AlterConfigs through one broker is what every broker describes;
 - a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire);
 - kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
   keep serving; it restarts and every acknowledged record is back;
@@ -166,6 +167,23 @@ with Cluster(binary, brokers=3) as c:
     grown = leaders(md, "spread-kp")
     check(len(grown) == 15 and all(v in (1, 2, 3) for v in grown.values()),
           "'spread-kp' grown to 15 partitions, each with a leader: %s" % sorted(grown.values()))
+
+    # AlterConfigs through broker 2: every broker describes the new value.
+    from confluent_kafka.admin import ConfigResource
+    admin2 = AdminClient({"bootstrap.servers": c.broker(2).bootstrap})
+    res = ConfigResource(ConfigResource.Type.TOPIC, "spread-kp", set_config={"retention.ms": "123456789"})
+    list(admin2.alter_configs([res], request_timeout=15).values())[0].result(timeout=20)
+    for b in c.brokers:
+        a = AdminClient({"bootstrap.servers": b.bootstrap})
+        got = list(a.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, "spread-kp")],
+                                      request_timeout=15).values())[0].result(timeout=20)
+        deadline = time.time() + 10
+        while got["retention.ms"].value != "123456789" and time.time() < deadline:
+            time.sleep(0.2)
+            got = list(a.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, "spread-kp")],
+                                          request_timeout=15).values())[0].result(timeout=20)
+        check(got["retention.ms"].value == "123456789",
+              "broker %d describes retention.ms altered through broker 2" % b.node_id)
 
     # Kill -9 one broker: its partitions have no leader, the others' keep serving.
     victim = c.broker(3)
