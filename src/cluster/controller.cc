@@ -76,8 +76,9 @@ std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t contro
 // else its mod_revision): a transaction whose key compare fails is dropped whole, and
 // retried by the round the newer write brings. The fence is checked first, so a
 // failure is told apart by reading /controller.
-bool run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch) {
+ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch) {
   static LogLimit failures("controller writes failed");
+  ControllerRun run;
   const std::vector<StateChange> plan = plan_state_changes(v, epoch);
   for (size_t i = 0; i < plan.size(); i += kStatesPerTxn - 1) {
     TxnRequest t = fenced(keys, epoch);
@@ -96,14 +97,20 @@ bool run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, in
     auto r = etcd.txn(t);
     if (!r) {
       failures.warn("controller: writing partition states: {}", r.error().message);
-      return true;  // etcd trouble, not a fence: the next round retries
+      return run;  // etcd trouble, not a fence: the next round retries
     }
-    if (r->succeeded) continue;
+    if (r->succeeded) {
+      run.written = r->revision;
+      continue;
+    }
     const bool still_mine = !r->ranges.empty() && !r->ranges[0].kvs.empty() &&
                             r->ranges[0].kvs[0].create_revision == epoch;
-    if (!still_mine) return false;
+    if (!still_mine) {
+      run.fenced = true;
+      return run;
+    }
   }
-  return true;
+  return run;
 }
 
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch) {

@@ -26,10 +26,15 @@ struct StateChange {
 std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch);
 
 // Writes `plan(v)` in transactions of at most kStatesPerTxn states, each fenced by
-// create_revision(/controller) == epoch. False once a transaction fails its fence (this
-// broker is no longer the controller); a write that lost to a newer one is dropped (the
-// change that beat it brings another round).
-bool run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch);
+// create_revision(/controller) == epoch. `fenced` once a transaction fails its fence
+// (this broker is no longer the controller); a write that lost to a newer one is
+// dropped (the change that beat it brings another round). `written` is the revision of
+// the last write (0: none): views older than it would plan the same writes again.
+struct ControllerRun {
+  bool fenced = false;
+  int64_t written = 0;
+};
+ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch);
 
 // Deletes /controller if this epoch still holds it (a clean shutdown).
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch);

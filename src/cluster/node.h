@@ -98,6 +98,7 @@ class ClusterNode {
   std::atomic<int64_t> lease_{0};
   std::atomic<int64_t> broker_epoch_{0};
   std::atomic<int64_t> controller_epoch_{0};
+  int64_t controller_written_ = 0;  // watch thread only: the controller's last write
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -230,6 +230,37 @@ class Cluster:
         controller = r.int32()
         return sorted(brokers), controller, cluster_id
 
+    def metadata_topic(self, bootstrap, topic):
+        """One broker's Metadata v1 leaders of `topic`'s partitions (index order); None if
+        the broker does not know the topic."""
+        host, port = bootstrap.split(":")
+        client, name = b"cluster-test", topic.encode()
+        body = (struct.pack(">hhih", 3, 1, 3, len(client)) + client + struct.pack(">i", 1)
+                + struct.pack(">h", len(name)) + name)
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(struct.pack(">i", len(body)) + body)
+            r = Reader(read_frame(sock))
+        r.int32()  # correlation id
+        for _ in range(r.int32()):  # brokers
+            r.int32(), r.string(), r.int32(), r.string()
+        r.int32()  # controller
+        r.int32()  # topics: one
+        error = r.take(">h")
+        r.string()
+        r.take(">b")  # is_internal
+        if error != 0:
+            return None
+        leaders = {}
+        for _ in range(r.int32()):
+            r.take(">h")
+            p = r.int32()
+            leaders[p] = r.int32()
+            for _ in range(r.int32()):  # replicas
+                r.int32()
+            for _ in range(r.int32()):  # isr
+                r.int32()
+        return [leaders[p] for p in sorted(leaders)]
+
     def list_offsets_error(self, bootstrap, topic, partition):
         """The error code one broker answers to ListOffsets v1 (latest) for a partition."""
         host, port = bootstrap.split(":")
