@@ -1,9 +1,10 @@
-// strata: the single binary. Subcommands: broker, dump-log, topic, group, txn.
+// strata: the single binary. Subcommands: broker, cluster, dump-log, topic, group, txn.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "tools/broker_command.h"
+#include "tools/cluster_command.h"
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/topic_command.h"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
   add_dump_log(app, dump);
   strata::tools::BrokerArgs broker;
   strata::tools::add_broker_command(app, broker);
+  strata::tools::ClusterArgs cluster;
+  strata::tools::add_cluster_command(app, cluster);
   strata::tools::TopicArgs topic;
   strata::tools::add_topic_command(app, topic);
   strata::tools::GroupArgs group;
@@ -57,6 +60,7 @@ int main(int argc, char** argv) {
   strata::tools::add_txn_command(app, txn);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
+  if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
   if (app.got_subcommand("txn")) return strata::tools::run_txn(txn, std::cout, std::cerr);

@@ -97,6 +97,21 @@ with Cluster(binary, brokers=3) as c:
         md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics("spread", timeout=5)
         check(leaders(md, "spread") == lead, "broker %d routes 'spread' the same way" % b.node_id)
 
+    # strata cluster --describe: 3 brokers, the controller, 4 leaders each of 'spread'.
+    out = subprocess.run([binary, "cluster", "--describe", "--bootstrap-server", c.broker(1).bootstrap],
+                         capture_output=True, text=True, timeout=30).stdout
+    print(out, end="")
+    lines = [l for l in out.splitlines() if l.startswith("\tBroker: ")]
+    check(len(lines) == 3 and "Controller: " in out and "Offline: 0" in out,
+          "strata cluster --describe lists 3 brokers, a controller, nothing offline")
+    check(all("Leaders: " in l for l in lines), "each broker's leader count is shown")
+    # strata topic --describe: each partition's leader and replicas as Metadata has them.
+    out = subprocess.run([binary, "topic", "--describe", "--topic", "spread", "--bootstrap-server",
+                          c.broker(3).bootstrap], capture_output=True, text=True, timeout=30).stdout
+    shown = {int(l.split("Partition: ")[1].split("\t")[0]): int(l.split("Leader: ")[1].split("\t")[0])
+             for l in out.splitlines() if "\tPartition: " in l}
+    check(shown == lead, "strata topic --describe shows each partition's leader")
+
     # Only the leader serves a partition: another broker answers NOT_LEADER_OR_FOLLOWER (6).
     p0 = lead[0]
     other = next(b for b in c.brokers if b.node_id != p0)
