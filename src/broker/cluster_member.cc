@@ -50,7 +50,10 @@ Result<void, std::string> Broker::join_cluster() {
     return cluster::allocate_producer_ids(cluster_->etcd(), cluster_->keys(), config_.node_id,
                                           ProducerIds::kBlockSize);
   });
-  return cluster_->join([this](const std::shared_ptr<const cluster::ClusterView>& v) { on_cluster_view(v); });
+  auto joined = cluster_->join([this](const std::shared_ptr<const cluster::ClusterView>& v) { on_cluster_view(v); });
+  if (!joined) return joined;
+  if (auto ids = producer_ids_.prefetch(); !ids) spdlog::warn("producer ids: {}", ids.error());
+  return {};
 }
 
 // On the cluster node's threads: the view is kept for publish_metadata (membership and

@@ -34,6 +34,16 @@ void ProducerIds::reserve_from(Reserve reserve) {
   next_ = reserved_end_ = 0;  // nothing reserved from the cluster yet
 }
 
+Result<void, std::string> ProducerIds::prefetch() {
+  std::lock_guard lock(mu_);
+  if (!reserve_ || next_ < reserved_end_) return {};
+  auto start = reserve_();
+  if (!start) return fail(start.error());
+  next_ = *start;
+  reserved_end_ = *start + kBlockSize;
+  return {};
+}
+
 Result<ProducerId, std::string> ProducerIds::next() {
   std::lock_guard lock(mu_);
   if (next_ >= reserved_end_ && reserve_) {

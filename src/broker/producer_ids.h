@@ -24,6 +24,9 @@ class ProducerIds {
   // id of a new block of kBlockSize), not from the file.
   using Reserve = std::function<Result<int64_t, std::string>()>;
   void reserve_from(Reserve reserve);
+  // Reserves a block now if none is held, so that InitProducerId does not wait for (or
+  // fail on) etcd for the next kBlockSize producers.
+  Result<void, std::string> prefetch();
   // The next id, reserving (durably) a new block when the current one is used up.
   Result<ProducerId, std::string> next();
 

@@ -29,9 +29,13 @@ def create(bootstrap, topic, partitions=6, timeout=30):
     return admin.create_topics([NewTopic(topic, partitions, 1)], request_timeout=15)[topic].result(timeout=timeout)
 
 
-def produce(bootstrap, topic, n, tag):
-    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5,
-                  "message.timeout.ms": 20000})
+def producer(bootstrap):
+    return Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "linger.ms": 5,
+                     "message.timeout.ms": 20000})
+
+
+def produce(bootstrap, topic, n, tag, p=None):
+    p = p or producer(bootstrap)
     acked = []
     for i in range(n):
         p.produce(topic, key=b"%d" % i, value=b"%s-%d" % (tag, i),
@@ -65,10 +69,14 @@ with Cluster(binary, brokers=3, etcd_members=3) as c:
     acked += produce(c.bootstrap, "before", 300, b"m")
     check(len(acked) == 900, "and records are acknowledged")
 
+    # A producer that has its id before etcd goes (a new one needs an id block, which
+    # comes from etcd, as Kafka's come from its controller).
+    steady = producer(c.bootstrap)
+    acked += produce(c.bootstrap, "before", 1, b"s", steady)
     for e in c.etcd[:2]:
         e.kill()
     time.sleep(1)
-    more = produce(c.bootstrap, "before", 300, b"d")
+    more = produce(c.bootstrap, "before", 300, b"d", steady)
     check(len(more) == 300, "with etcd down, brokers keep taking records for what they lead")
     acked += more
     got = consume(c.bootstrap, "before", 6, len(acked))

@@ -3,6 +3,7 @@
 - topics of 12 partitions created through different brokers (kafka-python's admin,
   confluent-kafka's admin, kcat's auto-create) are spread over the 3 brokers, leaders
   evenly, and every broker's metadata routes them the same way;
+- kafkajs creates, produces (plain and gzip, acks=all) and reads offsets through other brokers;
 - confluent-kafka produces keyed records with idempotence (each to its partition's
   leader) and a consumer reads them all back, exactly;
 - a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
@@ -137,6 +138,24 @@ with Cluster(binary, brokers=3) as c:
     check(len(acked) == RECORDS, "confluent-kafka (idempotent) acknowledged %d records" % len(acked))
     got = consume(c.bootstrap, "spread", RECORDS)
     check(sorted(got) == sorted(acked), "a consumer reads exactly the acknowledged records back")
+
+    # kafkajs (its own partitioner and leader routing): creates a 2-partition topic through
+    # broker 3, produces plain and gzip batches with acks=all, then reads its offsets back.
+    import json
+    js = os.path.join(os.path.dirname(__file__), "..", "compat", "js")
+
+    def node(*args):
+        out = subprocess.run(["node", os.path.join(js, "client.js"), *args], capture_output=True,
+                             text=True, timeout=60, cwd=js)
+        if out.returncode != 0:
+            raise AssertionError("kafkajs failed: " + out.stderr[-3000:])
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    sent = node(c.broker(3).bootstrap, "produce")["sent"]
+    info = node(c.broker(1).bootstrap, "check", "0")
+    highs = {o["partition"]: int(o["high"]) for o in info["offsets"]}
+    check(highs == {0: len(sent["0"]), 1: len(sent["1"])},
+          "kafkajs produced through the cluster and sees high watermarks %s" % highs)
 
     # A 3-member consumer group on 'spread-kp': its coordinator is the leader of the
     # group's __consumer_offsets partition (another broker, for most groups); the members
