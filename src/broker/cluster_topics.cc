@@ -48,6 +48,21 @@ std::vector<int32_t> local_partitions(const cluster::TopicAssignment& a, int32_t
   return out;
 }
 
+// Polls `ready` every 10 ms on the calling coroutine's executor for up to kRoutableWait:
+// whether it came true (the view reaches this broker through the watch thread and
+// sync_topics, which no callback announces).
+template <class Ready>
+asio::awaitable<bool> wait_until(Ready ready) {
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) co_return false;
+    timer.expires_after(10ms);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+  co_return true;
+}
+
 bool routable(const MetadataSnapshot& s, const std::string& name, const Uuid& id) {
   const TopicMeta* t = s.topic(name);
   if (t == nullptr || t->id != id) return false;
@@ -103,15 +118,9 @@ asio::awaitable<Result<TopicInfo, ApiErr>> Broker::create_topic_in_cluster(
   }
   spdlog::info("created topic {} with {} partitions in the cluster", name, replicas.size());
   // Returns once this broker routes it: its view has the topic and the controller's leaders.
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
-  while (!routable(*metadata(), name, id)) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      co_return fail(ApiErr{kafka_error::kRequestTimedOut,
-                            "Topic '" + name + "' was created, but its leaders are not known yet."});
-    }
-    timer.expires_after(10ms);
-    co_await timer.async_wait(asio::use_awaitable);
+  if (!co_await wait_until([this, &name, &id] { return routable(*metadata(), name, id); })) {
+    co_return fail(ApiErr{kafka_error::kRequestTimedOut,
+                          "Topic '" + name + "' was created, but its leaders are not known yet."});
   }
   co_return TopicInfo{name, id, int32_t(replicas.size()), configs};
 }
@@ -161,15 +170,13 @@ asio::awaitable<Result<void, ApiErr>> Broker::add_partitions_in_cluster(const st
     co_return fail(ApiErr{kafka_error::kInvalidPartitions, "The topic '" + name + "' changed meanwhile; retry."});
   }
   auto id = storage::uuid_from_base64(a.topic_id);
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
-  while (!id || !routable(*metadata(), name, *id) || metadata()->topic(name)->partition_count() < to) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      co_return fail(ApiErr{kafka_error::kRequestTimedOut,
-                            "The partitions were added, but their leaders are not known yet."});
-    }
-    timer.expires_after(10ms);
-    co_await timer.async_wait(asio::use_awaitable);
+  const bool grown = id && co_await wait_until([this, &name, &id, to] {
+    auto s = metadata();
+    return routable(*s, name, *id) && s->topic(name)->partition_count() >= to;
+  });
+  if (!grown) {
+    co_return fail(ApiErr{kafka_error::kRequestTimedOut,
+                          "The partitions were added, but their leaders are not known yet."});
   }
   co_return Result<void, ApiErr>{};
 }
@@ -190,16 +197,12 @@ asio::awaitable<Result<void, ApiErr>> Broker::alter_configs_in_cluster(
   if (!written->succeeded) {
     co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs of '" + name + "' changed meanwhile; retry."});
   }
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
-  for (;;) {
+  const bool applied = co_await wait_until([this, &name, &configs] {
     auto info = topics_.get(name);
-    if (info && info->configs == configs) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      co_return fail(ApiErr{kafka_error::kRequestTimedOut, "The configs were written, but not applied here yet."});
-    }
-    timer.expires_after(10ms);
-    co_await timer.async_wait(asio::use_awaitable);
+    return info && info->configs == configs;
+  });
+  if (!applied) {
+    co_return fail(ApiErr{kafka_error::kRequestTimedOut, "The configs were written, but not applied here yet."});
   }
   co_return Result<void, ApiErr>{};
 }
