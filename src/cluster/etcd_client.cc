@@ -16,7 +16,8 @@ constexpr size_t kWatchLineMax = size_t(64) << 20;
 // topic's keys and the whole root at start).
 constexpr size_t kAnswerMax = size_t(256) << 20;
 
-std::unique_ptr<httplib::Client> make_client(const EtcdEndpoint& e, std::chrono::milliseconds connect,
+std::unique_ptr<httplib::Client> make_client(const EtcdEndpoint& e,
+                                             std::chrono::milliseconds connect,
                                              std::chrono::milliseconds read) {
   auto c = std::make_unique<httplib::Client>(e.host, int(e.port));
   c->set_keep_alive(true);
@@ -28,16 +29,19 @@ std::unique_ptr<httplib::Client> make_client(const EtcdEndpoint& e, std::chrono:
 }
 
 EtcdError unavailable(const EtcdEndpoint& e, httplib::Error err) {
-  return {EtcdError::Kind::kUnavailable, "etcd at " + e.text() + " did not answer: " + httplib::to_string(err)};
+  return {EtcdError::Kind::kUnavailable,
+          "etcd at " + e.text() + " did not answer: " + httplib::to_string(err)};
 }
 
 // etcd's error object is a refusal; anything else that does not decode is a bad answer.
+// An answer that decodes is parsed once; only a failed one is looked at again.
 template <class T>
-Result<T, EtcdError> decoded(const std::string& body, Result<T, std::string> (*parse)(std::string_view)) {
-  if (auto e = gateway_error_object(body)) return fail(EtcdError{EtcdError::Kind::kRejected, *e});
+Result<T, EtcdError> decoded(const std::string& body,
+                             Result<T, std::string> (*parse)(std::string_view)) {
   auto r = parse(body);
-  if (!r) return fail(EtcdError{EtcdError::Kind::kBadAnswer, r.error()});
-  return std::move(*r);
+  if (r) return std::move(*r);
+  if (auto e = gateway_error_object(body)) return fail(EtcdError{EtcdError::Kind::kRejected, *e});
+  return fail(EtcdError{EtcdError::Kind::kBadAnswer, r.error()});
 }
 
 Result<uint16_t, std::string> parse_port(std::string_view s) {
@@ -59,7 +63,8 @@ Result<EtcdConnect, std::string> parse_etcd_connect(std::string_view text) {
     out.chroot = std::string(text.substr(slash));
     while (out.chroot.size() > 1 && out.chroot.back() == '/') out.chroot.pop_back();
     if (out.chroot == "/") out.chroot.clear();
-    if (out.chroot.find("//") != std::string::npos) return fail("etcd.connect: bad chroot '" + out.chroot + "'");
+    if (out.chroot.find("//") != std::string::npos)
+      return fail("etcd.connect: bad chroot '" + out.chroot + "'");
   }
   while (!hosts.empty()) {
     const size_t comma = hosts.find(',');
@@ -86,7 +91,8 @@ EtcdClient::~EtcdClient() = default;
 httplib::Client& EtcdClient::connection(size_t endpoint) {
   if (!client_ || endpoint != current_) {
     current_ = endpoint;
-    client_ = make_client(options_.endpoints[endpoint], options_.connect_timeout, options_.request_timeout);
+    client_ = make_client(options_.endpoints[endpoint], options_.connect_timeout,
+                          options_.request_timeout);
   }
   return *client_;
 }
@@ -162,7 +168,9 @@ Result<void, EtcdError> EtcdClient::revoke(int64_t lease) {
 EtcdWatch::EtcdWatch(EtcdEndpoint endpoint, std::chrono::milliseconds connect_timeout)
     : endpoint_(std::move(endpoint)), connect_timeout_(connect_timeout) {}
 
-EtcdWatch::~EtcdWatch() { stop(); }
+EtcdWatch::~EtcdWatch() {
+  stop();
+}
 
 void EtcdWatch::stop() {
   stopped_ = true;
@@ -220,7 +228,8 @@ Result<void, EtcdError> EtcdWatch::run(std::string_view key, std::string_view ra
     if (!m) return fail(EtcdError{EtcdError::Kind::kBadAnswer, m.error()});
     if (!on_message(*m)) return {};
   }
-  return fail(EtcdError{EtcdError::Kind::kUnavailable, "etcd at " + endpoint_.text() + " ended the watch"});
+  return fail(
+      EtcdError{EtcdError::Kind::kUnavailable, "etcd at " + endpoint_.text() + " ended the watch"});
 }
 
 }  // namespace strata::cluster

@@ -11,6 +11,11 @@ using nlohmann::json;
 
 namespace {
 
+// JSON text of `j`; bytes that are not UTF-8 are replaced, never thrown about.
+std::string text_of(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // Reads an int64 the gateway wrote as a string (its int64 mapping) or as a number; 0
 // when absent (a zero field is left out).
 Result<int64_t, std::string> int64_field(const json& j, const char* name) {
@@ -61,7 +66,8 @@ std::string error_text(const json& j) {
 // included).
 Result<json, std::string> parse_object(std::string_view body) {
   json j = json::parse(body.begin(), body.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail(std::string("etcd: the answer is not a JSON object"));
+  if (j.is_discarded() || !j.is_object())
+    return fail(std::string("etcd: the answer is not a JSON object"));
   if (is_error_object(j)) return fail("etcd: " + error_text(j));
   return j;
 }
@@ -114,20 +120,28 @@ Result<RangeResult, std::string> range_of(const json& j) {
 
 const char* target_name(Compare::Target t) {
   switch (t) {
-    case Compare::Target::kVersion: return "VERSION";
-    case Compare::Target::kCreate: return "CREATE";
-    case Compare::Target::kMod: return "MOD";
-    case Compare::Target::kValue: return "VALUE";
+    case Compare::Target::kVersion:
+      return "VERSION";
+    case Compare::Target::kCreate:
+      return "CREATE";
+    case Compare::Target::kMod:
+      return "MOD";
+    case Compare::Target::kValue:
+      return "VALUE";
   }
   return "VERSION";
 }
 
 const char* result_name(Compare::Result r) {
   switch (r) {
-    case Compare::Result::kEqual: return "EQUAL";
-    case Compare::Result::kGreater: return "GREATER";
-    case Compare::Result::kLess: return "LESS";
-    case Compare::Result::kNotEqual: return "NOT_EQUAL";
+    case Compare::Result::kEqual:
+      return "EQUAL";
+    case Compare::Result::kGreater:
+      return "GREATER";
+    case Compare::Result::kLess:
+      return "LESS";
+    case Compare::Result::kNotEqual:
+      return "NOT_EQUAL";
   }
   return "EQUAL";
 }
@@ -137,10 +151,18 @@ json compare_json(const Compare& c) {
          {"target", target_name(c.target)},
          {"result", result_name(c.result)}};
   switch (c.target) {
-    case Compare::Target::kVersion: j["version"] = std::to_string(c.number); break;
-    case Compare::Target::kCreate: j["create_revision"] = std::to_string(c.number); break;
-    case Compare::Target::kMod: j["mod_revision"] = std::to_string(c.number); break;
-    case Compare::Target::kValue: j["value"] = base64_encode(c.value); break;
+    case Compare::Target::kVersion:
+      j["version"] = std::to_string(c.number);
+      break;
+    case Compare::Target::kCreate:
+      j["create_revision"] = std::to_string(c.number);
+      break;
+    case Compare::Target::kMod:
+      j["mod_revision"] = std::to_string(c.number);
+      break;
+    case Compare::Target::kValue:
+      j["value"] = base64_encode(c.value);
+      break;
   }
   return j;
 }
@@ -187,25 +209,30 @@ std::string range_body(std::string_view key, std::string_view range_end, int64_t
   json j{{"key", base64_encode(key)}};
   if (!range_end.empty()) j["range_end"] = base64_encode(range_end);
   if (revision > 0) j["revision"] = std::to_string(revision);
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(j);
 }
 
 std::string txn_body(const TxnRequest& txn) {
   json compare = json::array();
   for (const Compare& c : txn.compare) compare.push_back(compare_json(c));
-  json j{{"compare", compare}, {"success", ops_json(txn.success)}, {"failure", ops_json(txn.failure)}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  json j{
+      {"compare", compare}, {"success", ops_json(txn.success)}, {"failure", ops_json(txn.failure)}};
+  return text_of(j);
 }
 
-std::string lease_grant_body(int64_t ttl_s) { return json{{"TTL", std::to_string(ttl_s)}}.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string lease_grant_body(int64_t ttl_s) {
+  return text_of(json{{"TTL", std::to_string(ttl_s)}});
+}
 
-std::string lease_id_body(int64_t id) { return json{{"ID", std::to_string(id)}}.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string lease_id_body(int64_t id) {
+  return text_of(json{{"ID", std::to_string(id)}});
+}
 
 std::string watch_body(std::string_view key, std::string_view range_end, int64_t start_revision) {
   json create{{"key", base64_encode(key)}, {"prev_kv", false}};
   if (!range_end.empty()) create["range_end"] = base64_encode(range_end);
   if (start_revision > 0) create["start_revision"] = std::to_string(start_revision);
-  return json{{"create_request", create}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"create_request", create}});
 }
 
 Result<RangeResult, std::string> parse_range(std::string_view body) {
@@ -259,7 +286,8 @@ Result<WatchMessage, std::string> parse_watch_message(std::string_view line) {
   auto j = parse_object(line);
   if (!j) return fail(j.error());
   auto it = j->find("result");
-  if (it == j->end() || !it->is_object()) return fail(std::string("etcd: a watch message without 'result'"));
+  if (it == j->end() || !it->is_object())
+    return fail(std::string("etcd: a watch message without 'result'"));
   const json& r = *it;
   WatchMessage m;
   auto rev = header_revision(r);

@@ -9,6 +9,11 @@ using nlohmann::json;
 
 namespace {
 
+// JSON text of `j`; bytes that are not UTF-8 are replaced, never thrown about.
+std::string text_of(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 // Bounds on what a value may claim, so a hostile or corrupt key cannot make a broker
 // allocate without limit: Kafka's own limits are far below these.
 constexpr size_t kPartitionsMax = 1'000'000;
@@ -48,7 +53,8 @@ Result<int32_t, std::string> int32_field(const json& j, const char* name, const 
                                          std::optional<int64_t> missing = std::nullopt) {
   auto v = int_field(j, name, what, missing);
   if (!v) return fail(v.error());
-  if (*v < INT32_MIN || *v > INT32_MAX) return fail(std::string(what) + ": '" + name + "' out of range");
+  if (*v < INT32_MIN || *v > INT32_MAX)
+    return fail(std::string(what) + ": '" + name + "' out of range");
   return int32_t(*v);
 }
 
@@ -70,11 +76,13 @@ Result<std::vector<int32_t>, std::string> node_list(const json& j, const char* w
 std::optional<Endpoint> parse_endpoint(std::string_view text) {
   const size_t sep = text.find("://");
   const size_t colon = text.rfind(':');
-  if (sep == std::string_view::npos || colon == std::string_view::npos || colon <= sep + 2) return std::nullopt;
+  if (sep == std::string_view::npos || colon == std::string_view::npos || colon <= sep + 2)
+    return std::nullopt;
   Endpoint e;
   e.listener = std::string(text.substr(0, sep));
   e.host = std::string(text.substr(sep + 3, colon - sep - 3));
-  if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']') e.host = e.host.substr(1, e.host.size() - 2);
+  if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']')
+    e.host = e.host.substr(1, e.host.size() - 2);
   auto port = parse_int(text.substr(colon + 1));
   if (!port || *port <= 0 || *port > 65535) return std::nullopt;
   e.port = int32_t(*port);
@@ -154,10 +162,11 @@ std::string encode_registration(const BrokerRegistration& r) {
          {"rack", r.rack ? json(*r.rack) : json(nullptr)},
          {"timestamp", std::to_string(r.timestamp_ms)},
          {"directory_id", r.directory_id}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(j);
 }
 
-Result<BrokerRegistration, std::string> decode_registration(int32_t node_id, std::string_view text) {
+Result<BrokerRegistration, std::string> decode_registration(int32_t node_id,
+                                                            std::string_view text) {
   constexpr const char* what = "broker registration";
   auto j = object_of(text, what);
   if (!j) return fail(j.error());
@@ -173,20 +182,21 @@ Result<BrokerRegistration, std::string> decode_registration(int32_t node_id, std
     if (!parsed) return fail(std::string(what) + ": an endpoint is not LISTENER://host:port");
     r.endpoints.push_back(std::move(*parsed));
   }
-  if (auto rack = j->find("rack"); rack != j->end() && rack->is_string()) r.rack = rack->get<std::string>();
+  if (auto rack = j->find("rack"); rack != j->end() && rack->is_string())
+    r.rack = rack->get<std::string>();
   auto ts = int_field(*j, "timestamp", what, 0);
   if (!ts) return fail(ts.error());
   r.timestamp_ms = *ts;
-  if (auto d = j->find("directory_id"); d != j->end() && d->is_string()) r.directory_id = d->get<std::string>();
+  if (auto d = j->find("directory_id"); d != j->end() && d->is_string())
+    r.directory_id = d->get<std::string>();
   return r;
 }
 
 std::string encode_controller(const ControllerRecord& c) {
-  return json{{"version", 2},
-              {"brokerid", c.broker_id},
-              {"timestamp", std::to_string(c.timestamp_ms)},
-              {"broker_epoch", c.broker_epoch}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"version", 2},
+                      {"brokerid", c.broker_id},
+                      {"timestamp", std::to_string(c.timestamp_ms)},
+                      {"broker_epoch", c.broker_epoch}});
 }
 
 Result<ControllerRecord, std::string> decode_controller(std::string_view text) {
@@ -208,7 +218,7 @@ Result<ControllerRecord, std::string> decode_controller(std::string_view text) {
 }
 
 std::string encode_cluster_id(std::string_view id) {
-  return json{{"version", "1"}, {"id", std::string(id)}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"version", "1"}, {"id", std::string(id)}});
 }
 
 Result<std::string, std::string> decode_cluster_id(std::string_view text) {
@@ -225,12 +235,11 @@ Result<std::string, std::string> decode_cluster_id(std::string_view text) {
 std::string encode_assignment(const TopicAssignment& a) {
   json partitions = json::object();
   for (size_t p = 0; p < a.replicas.size(); ++p) partitions[std::to_string(p)] = a.replicas[p];
-  return json{{"version", 3},
-              {"topic_id", a.topic_id},
-              {"partitions", partitions},
-              {"adding_replicas", json::object()},
-              {"removing_replicas", json::object()}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"version", 3},
+                      {"topic_id", a.topic_id},
+                      {"partitions", partitions},
+                      {"adding_replicas", json::object()},
+                      {"removing_replicas", json::object()}});
 }
 
 // The partitions are "0".."n-1", each once (a gap is a corrupt assignment).
@@ -239,7 +248,8 @@ Result<TopicAssignment, std::string> decode_assignment(std::string_view text) {
   auto j = object_of(text, what);
   if (!j) return fail(j.error());
   TopicAssignment a;
-  if (auto id = j->find("topic_id"); id != j->end() && id->is_string()) a.topic_id = id->get<std::string>();
+  if (auto id = j->find("topic_id"); id != j->end() && id->is_string())
+    a.topic_id = id->get<std::string>();
   auto parts = j->find("partitions");
   if (parts == j->end() || !parts->is_object()) return fail(std::string(what) + ": no partitions");
   if (parts->size() > kPartitionsMax) return fail(std::string(what) + ": too many partitions");
@@ -248,7 +258,8 @@ Result<TopicAssignment, std::string> decode_assignment(std::string_view text) {
   for (auto it = parts->begin(); it != parts->end(); ++it) {
     auto p = parse_int(it.key());
     if (!p || *p < 0 || size_t(*p) >= a.replicas.size() || seen[size_t(*p)]) {
-      return fail(std::string(what) + ": partitions are not 0.." + std::to_string(a.replicas.size() - 1));
+      return fail(std::string(what) + ": partitions are not 0.." +
+                  std::to_string(a.replicas.size() - 1));
     }
     auto nodes = node_list(it.value(), what);
     if (!nodes) return fail(nodes.error());
@@ -260,13 +271,12 @@ Result<TopicAssignment, std::string> decode_assignment(std::string_view text) {
 }
 
 std::string encode_partition_state(const PartitionState& s) {
-  return json{{"controller_epoch", s.controller_epoch},
-              {"leader", s.leader},
-              {"version", 1},
-              {"leader_epoch", s.leader_epoch},
-              {"isr", s.isr},
-              {"partition_epoch", s.partition_epoch}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"controller_epoch", s.controller_epoch},
+                      {"leader", s.leader},
+                      {"version", 1},
+                      {"leader_epoch", s.leader_epoch},
+                      {"isr", s.isr},
+                      {"partition_epoch", s.partition_epoch}});
 }
 
 Result<PartitionState, std::string> decode_partition_state(std::string_view text) {
@@ -297,11 +307,10 @@ Result<PartitionState, std::string> decode_partition_state(std::string_view text
 }
 
 std::string encode_producer_id_block(const ProducerIdBlock& b) {
-  return json{{"version", 1},
-              {"broker", b.broker},
-              {"block_start", std::to_string(b.start)},
-              {"block_end", std::to_string(b.end)}}
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"version", 1},
+                      {"broker", b.broker},
+                      {"block_start", std::to_string(b.start)},
+                      {"block_end", std::to_string(b.end)}});
 }
 
 Result<ProducerIdBlock, std::string> decode_producer_id_block(std::string_view text) {
@@ -323,7 +332,7 @@ Result<ProducerIdBlock, std::string> decode_producer_id_block(std::string_view t
 }
 
 std::string encode_topic_config(const std::map<std::string, std::string>& configs) {
-  return json{{"version", 1}, {"config", configs}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text_of(json{{"version", 1}, {"config", configs}});
 }
 
 Result<std::map<std::string, std::string>, std::string> decode_topic_config(std::string_view text) {
@@ -336,7 +345,8 @@ Result<std::map<std::string, std::string>, std::string> decode_topic_config(std:
   if (!c->is_object()) return fail(std::string(what) + ": 'config' is not an object");
   if (c->size() > kConfigsMax) return fail(std::string(what) + ": too many entries");
   for (auto it = c->begin(); it != c->end(); ++it) {
-    if (!it.value().is_string()) return fail(std::string(what) + ": '" + it.key() + "' is not a string");
+    if (!it.value().is_string())
+      return fail(std::string(what) + ": '" + it.key() + "' is not a string");
     out[it.key()] = it.value().get<std::string>();
   }
   return out;

@@ -26,16 +26,6 @@ constexpr const char* kReplicationOffsets = "replication-offset-checkpoint";
 // Also the unique part of a deleted partition's directory name, so it is cheap: one
 // engine per thread, seeded once (a std::random_device per call opened the kernel's
 // source each time, on the shard deleting the partition).
-std::string random_cluster_id();
-
-// A Kafka Uuid of 16 random bytes, base64url (canonical, unlike random_cluster_id's text).
-std::string random_directory_id() {
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  Uuid id;
-  for (auto& b : id.bytes) b = uint8_t(engine());
-  return uuid_to_base64(id);
-}
-
 std::string random_cluster_id() {
   static const char* kAlphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -48,6 +38,15 @@ std::string random_cluster_id() {
   for (int i = 0; i < 22; ++i) id += kAlphabet[engine() % 64];
   return id;
 }
+
+// A Kafka Uuid of 16 random bytes, base64url (canonical, unlike random_cluster_id's text).
+std::string random_directory_id() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  Uuid id;
+  for (auto& b : id.bytes) b = uint8_t(engine());
+  return uuid_to_base64(id);
+}
+
 }  // namespace
 
 std::string partition_dir_name(const TopicPartition& tp) {
