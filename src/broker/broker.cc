@@ -14,6 +14,7 @@
 #include "broker/group_log.h"
 #include "broker/metrics.h"
 #include "broker/txn_log.h"
+#include "client/peer_pool.h"
 #include "cluster/node.h"
 #include "common/log_limit.h"
 #include "protocol/apis/api_versions.h"
@@ -293,6 +294,7 @@ void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
   if (cluster_) cluster_->leave();  // the others see this broker go at once
+  if (peers_) peers_->stop();       // marker writes in flight are retried after a restart
   asio::post(shard(0), [this] { maintenance_->cancel(); });
   if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards

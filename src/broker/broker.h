@@ -29,6 +29,10 @@
 #include "storage/log_manager.h"
 #include "storage/sync_service.h"
 
+namespace strata::client {
+class PeerPool;
+}  // namespace strata::client
+
 namespace strata::cluster {
 class ClusterNode;
 struct ClusterView;
@@ -98,6 +102,8 @@ class Broker : public net::RequestHandler {
       const std::map<std::string, std::string>& configs, bool validate_only,
       int16_t replication_factor = -1, const std::vector<std::vector<int32_t>>& assignment = {});
   bool in_cluster() const { return cluster_ != nullptr; }
+  // Requests to the other brokers (WriteTxnMarkers); in a cluster only.
+  client::PeerPool& peers();
   // Deletes a topic: gone from metadata first, then its logs are removed on their owners.
   asio::awaitable<Result<void, ApiErr>> delete_topic(const TopicInfo& info);
   // Adds partitions [from, to) of a topic (CreatePartitions); caller holds admin_lock.
@@ -241,6 +247,8 @@ class Broker : public net::RequestHandler {
   // Membership of the cluster on etcd (null on the embedded single node). Last: it
   // calls on_cluster_view from its thread until it is gone.
   std::unique_ptr<cluster::ClusterNode> cluster_;
+  // The inter-broker channel, made with cluster_ (client/peer_pool.h).
+  std::unique_ptr<client::PeerPool> peers_;
   std::atomic<bool> stopped_{false};
 };
 

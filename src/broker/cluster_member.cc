@@ -3,7 +3,10 @@
 // cluster node publishes turned into the shards' metadata snapshot.
 #include <spdlog/spdlog.h>
 
+#include <cassert>
+
 #include "broker/broker.h"
+#include "client/peer_pool.h"
 #include "cluster/node.h"
 #include "storage/partition_metadata.h"
 
@@ -46,6 +49,11 @@ Result<void, std::string> Broker::join_cluster() {
   o.session_timeout = std::chrono::milliseconds(config_.etcd_session_timeout_ms);
   o.request_timeout = std::chrono::milliseconds(config_.etcd_connection_timeout_ms);
   cluster_ = std::make_unique<cluster::ClusterNode>(std::move(o));
+  client::PeerPoolConfig peers;
+  peers.connect_timeout_ms = config_.socket_connection_setup_timeout_ms;
+  peers.request_timeout_ms = config_.request_timeout_ms;
+  peers.client_id = "strata-broker-" + std::to_string(config_.node_id);
+  peers_ = std::make_unique<client::PeerPool>(std::move(peers));
   producer_ids_.reserve_from([this] {
     return cluster::allocate_producer_ids(cluster_->etcd(), cluster_->keys(), config_.node_id,
                                           ProducerIds::kBlockSize);
@@ -54,6 +62,11 @@ Result<void, std::string> Broker::join_cluster() {
   if (!joined) return joined;
   if (auto ids = producer_ids_.prefetch(); !ids) spdlog::warn("producer ids: {}", ids.error());
   return {};
+}
+
+client::PeerPool& Broker::peers() {
+  assert(peers_ != nullptr && "the inter-broker channel exists in a cluster only");
+  return *peers_;
 }
 
 // On the cluster node's threads: the view is kept for publish_metadata (membership and

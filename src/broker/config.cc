@@ -122,6 +122,16 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
          if (etcd_connection_timeout_ms < 100) return fail(k + ": at least 100");
          return {};
        }},
+      {"request.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, request_timeout_ms); !r) return r;
+         if (request_timeout_ms < 1) return fail(k + ": at least 1");
+         return {};
+       }},
+      {"socket.connection.setup.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, socket_connection_setup_timeout_ms); !r) return r;
+         if (socket_connection_setup_timeout_ms < 1) return fail(k + ": at least 1");
+         return {};
+       }},
       {"num.partitions", [this](auto& k, auto& v) { return to_int(k, v, num_partitions); }},
       {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
       {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},

@@ -32,6 +32,11 @@ struct BrokerConfig {
   int32_t etcd_session_timeout_ms = 18000;
   // etcd.connection.timeout.ms: the longest one etcd request may take, connect included.
   int32_t etcd_connection_timeout_ms = 5000;
+  // The inter-broker channel (client/peer_pool.h), with Kafka's broker defaults:
+  // request.timeout.ms bounds each read and write of a request to another broker,
+  // socket.connection.setup.timeout.ms each connection attempt.
+  int32_t request_timeout_ms = 30000;
+  int32_t socket_connection_setup_timeout_ms = 10000;
   int32_t num_partitions = 1;                 // num.partitions
   int16_t default_replication_factor = 1;     // default.replication.factor
   bool auto_create_topics_enable = true;      // auto.create.topics.enable

@@ -84,6 +84,13 @@ class MetadataSnapshot {
   const TopicMeta* topic(const Uuid& id) const;
   // Every topic, ordered by name.
   const std::vector<std::shared_ptr<const TopicMeta>>& topics() const { return sorted_; }
+  // The leader of `topic`'s partition `partition`: -1 if the snapshot has no such
+  // partition or it has no leader.
+  int32_t leader(std::string_view topic, int32_t partition) const {
+    const TopicMeta* t = this->topic(topic);
+    if (t == nullptr || partition < 0 || partition >= t->partition_count()) return -1;
+    return t->partitions[size_t(partition)].leader;
+  }
 
  private:
   uint64_t version_;

@@ -26,6 +26,32 @@ PartitionRef resolve_partition(const Broker& broker, const MetadataSnapshot& sna
                                const std::string& topic, int32_t partition);
 PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int32_t partition);
 
+// KIP-951: where a client should go instead of here for a partition answered
+// NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH, from the request's snapshot. Fills the
+// response's CurrentLeader (only when the snapshot knows a live leader, as Kafka leaves
+// it at its default otherwise) and adds the leader to the NodeEndpoints, once per node.
+template <class LeaderIdAndEpoch, class Endpoint>
+void add_leader_hint(const MetadataSnapshot& snapshot, const PartitionRef& ref, int16_t error,
+                     std::optional<LeaderIdAndEpoch>& current_leader, std::vector<Endpoint>& endpoints) {
+  if (error != kafka_error::kNotLeaderOrFollower && error != kafka_error::kFencedLeaderEpoch) return;
+  if (ref.meta == nullptr) return;
+  const PartitionMeta& p = ref.meta->partitions[size_t(ref.tp.partition.value())];
+  const BrokerMeta* leader = snapshot.cluster().broker(p.leader);
+  if (leader == nullptr) return;
+  current_leader.emplace();
+  current_leader->leader_id = p.leader;
+  current_leader->leader_epoch = p.leader_epoch;
+  for (const Endpoint& e : endpoints) {
+    if (e.node_id == p.leader) return;
+  }
+  Endpoint e;
+  e.node_id = leader->node_id;
+  e.host = leader->host;
+  e.port = leader->port;
+  e.rack = leader->rack;
+  endpoints.push_back(std::move(e));
+}
+
 // Creates `topic` if it does not exist and the broker auto-creates topics (Produce,
 // Metadata); INVALID_TOPIC_EXCEPTION for a bad name. On success ctx.metadata is
 // refreshed to a snapshot that has it. 0 when the topic exists afterwards.

@@ -7,7 +7,9 @@
 #include "broker/broker.h"
 #include "broker/errors.h"
 #include "broker/internal_log.h"
+#include "client/peer_pool.h"
 #include "group/records.h"
+#include "protocol/apis/write_txn_markers.h"
 
 namespace strata::broker {
 
@@ -57,42 +59,124 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   });
 }
 
-// One marker per partition, on each partition's shard; the answer is the first error
-// that calls for a retry. Partitions that are gone, and markers refused because the
-// partition already knows a newer producer epoch (the transaction was ended by a
-// newer incarnation), count as written, as Kafka's marker channel drops them.
+namespace {
+
+// One write of markers to many partitions: counts them down and answers once, on the
+// __transaction_state partition's shard, with the first error that calls for a retry.
+// Partitions that are gone, and markers refused because the partition already knows a
+// newer producer epoch (the transaction was ended by a newer incarnation), count as
+// written, as Kafka's marker channel drops them.
+struct MarkerRound : std::enable_shared_from_this<MarkerRound> {
+  std::atomic<size_t> left{0};
+  std::atomic<KafkaError> error{KafkaError::kNone};
+  std::function<void(KafkaError)> done;
+  asio::any_io_executor executor;
+
+  void finish_one(KafkaError e) {
+    const bool dropped = e == KafkaError::kUnknownTopicOrPartition ||
+                         e == KafkaError::kInvalidProducerEpoch ||
+                         e == KafkaError::kTransactionCoordinatorFenced;
+    if (e != KafkaError::kNone && !dropped) {
+      KafkaError none = KafkaError::kNone;
+      error.compare_exchange_strong(none, e);
+    }
+    if (left.fetch_sub(1) == 1) {
+      asio::post(executor, [round = shared_from_this()] { round->done(round->error.load()); });
+    }
+  }
+};
+
+// The leader of `tp` in `snapshot` (-1: none known); a topic the snapshot does not know
+// is written locally, where it answers UNKNOWN_TOPIC_OR_PARTITION (dropped).
+int32_t leader_of(const Broker& broker, const MetadataSnapshot& snapshot, const storage::TopicPartition& tp) {
+  const TopicMeta* t = snapshot.topic(tp.topic);
+  if (!broker.in_cluster() || t == nullptr || tp.partition.value() >= t->partition_count()) {
+    return broker.config().node_id;
+  }
+  return snapshot.leader(tp.topic, tp.partition.value());
+}
+
+// WriteTxnMarkers for `tps`, all led by `leader`, sent through the inter-broker channel;
+// each partition's answer (or the failure of the whole request) counts down `round`.
+void send_remote(Broker& broker, const BrokerMeta& leader, const std::vector<storage::TopicPartition>& tps,
+                 const txn::MarkerRequest& m, const std::shared_ptr<MarkerRound>& round) {
+  protocol::WriteTxnMarkersRequest request;
+  protocol::WriteTxnMarkersRequest::Marker marker;
+  marker.producer_id = m.producer_id;
+  marker.producer_epoch = m.producer_epoch;
+  marker.transaction_result = m.commit;
+  marker.coordinator_epoch = m.coordinator_epoch;
+  for (const auto& tp : tps) {
+    if (marker.topics.empty() || marker.topics.back().name != tp.topic) marker.topics.push_back({tp.topic, {}});
+    marker.topics.back().partition_indexes.push_back(tp.partition.value());
+  }
+  request.markers.push_back(std::move(marker));
+  const size_t count = tps.size();
+  const int32_t node = leader.node_id;
+  broker.peers().call<protocol::WriteTxnMarkersResponse>(
+      {leader.host, uint16_t(leader.port)}, std::move(request),
+      [round, count, node](Result<protocol::WriteTxnMarkersResponse, client::ClientError> r) {
+        if (!r) {
+          spdlog::warn("WriteTxnMarkers to broker {}: {}", node, r.error().message);
+          for (size_t i = 0; i < count; ++i) round->finish_one(KafkaError::kNetworkException);
+          return;
+        }
+        size_t answered = 0;
+        for (const auto& rm : r->markers) {
+          for (const auto& t : rm.topics) {
+            for (const auto& p : t.partitions) {
+              if (answered++ < count) round->finish_one(KafkaError(p.error_code));
+            }
+          }
+        }
+        // A short answer leaves the rest unwritten: retried.
+        for (; answered < count; ++answered) round->finish_one(KafkaError::kUnknownServerError);
+      });
+}
+
+}  // namespace
+
+// One marker per partition: on each local partition's shard, and as one WriteTxnMarkers
+// per other broker leading some of the partitions (Kafka's coordinator sends them to
+// every leader). A partition without a leader is retried later.
 void BrokerMarkers::write(int32_t txn_partition, txn::MarkerRequest request,
                           std::function<void(KafkaError)> done) {
-  struct Round {
-    std::atomic<size_t> left{0};
-    std::atomic<KafkaError> error{KafkaError::kNone};
-    std::function<void(KafkaError)> done;
-    asio::any_io_executor executor;
-  };
-  auto round = std::make_shared<Round>();
+  auto round = std::make_shared<MarkerRound>();
   round->done = std::move(done);
   round->executor = broker_.shard(broker_.owner_shard(state_partition(txn_partition))).get_executor();
   auto marker = std::make_shared<const txn::MarkerRequest>(std::move(request));
-  std::vector<storage::TopicPartition> tps;
+  auto snapshot = broker_.metadata();
+  const int32_t self = broker_.config().node_id;
+  std::vector<storage::TopicPartition> local;
+  std::vector<storage::TopicPartition> leaderless;
+  std::map<int32_t, std::vector<storage::TopicPartition>> remote;
+  size_t total = 0;
   for (const auto& t : marker->partitions) {
-    for (int32_t p : t.partitions) tps.push_back({t.topic, PartitionId(p)});
+    for (int32_t p : t.partitions) {
+      storage::TopicPartition tp{t.topic, PartitionId(p)};
+      const int32_t leader = leader_of(broker_, *snapshot, tp);
+      ++total;
+      if (leader == self) {
+        local.push_back(std::move(tp));
+      } else if (leader < 0 || snapshot->cluster().broker(leader) == nullptr) {
+        leaderless.push_back(std::move(tp));
+      } else {
+        remote[leader].push_back(std::move(tp));
+      }
+    }
   }
-  round->left = tps.size();
-  auto finish_one = [round](KafkaError error) {
-    const bool dropped = error == KafkaError::kUnknownTopicOrPartition ||
-                         error == KafkaError::kInvalidProducerEpoch ||
-                         error == KafkaError::kTransactionCoordinatorFenced;
-    if (error != KafkaError::kNone && !dropped) {
-      KafkaError none = KafkaError::kNone;
-      round->error.compare_exchange_strong(none, error);
-    }
-    if (round->left.fetch_sub(1) == 1) {
-      asio::post(round->executor, [round] { round->done(round->error.load()); });
-    }
-  };
-  for (const auto& tp : tps) {
-    asio::post(broker_.shard(broker_.owner_shard(tp)), [this, tp, marker, finish_one] {
-      write_partition_marker(broker_, tp, *marker, finish_one);
+  round->left = total;
+  for (const auto& tp : leaderless) {
+    spdlog::warn("marker for producer {} on {}-{}: the partition has no leader; retrying later",
+                 marker->producer_id, tp.topic, tp.partition.value());
+    round->finish_one(KafkaError::kNotLeaderOrFollower);
+  }
+  for (const auto& [leader, tps] : remote) {
+    send_remote(broker_, *snapshot->cluster().broker(leader), tps, *marker, round);
+  }
+  for (const auto& tp : local) {
+    asio::post(broker_.shard(broker_.owner_shard(tp)), [this, tp, marker, round] {
+      write_partition_marker(broker_, tp, *marker, [round](KafkaError e) { round->finish_one(e); });
     });
   }
 }

@@ -13,9 +13,17 @@
 
 #include "common/result.h"
 #include "protocol/apis/metadata.h"
-#include "tools/kafka_client.h"
+#include "client/kafka_client.h"
 
 namespace strata::tools {
+
+// The client (src/client) under the names the commands use.
+using client::ClientError;
+using client::HostPort;
+using client::KafkaClient;
+using client::api_name;
+using client::kafka_error_name;
+using client::parse_host_port;
 
 struct CommandError {
   std::string message;

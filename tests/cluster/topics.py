@@ -10,7 +10,8 @@
   shares the partitions, reads each record once and commits;
 - CreatePartitions through another broker places and leads the new partitions;
 - AlterConfigs through one broker is what every broker describes;
-- a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire);
+- a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire),
+  naming the leader and its address where the version carries them (KIP-951);
 - kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
   keep serving; it restarts and every acknowledged record is back;
 - a topic deleted through one broker is gone from all, its logs removed.
@@ -25,6 +26,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import SESSION_MS, Cluster  # noqa: E402
+import flexible  # noqa: E402  (after harness, which puts strata_broker on the path)
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka import Consumer, Producer  # noqa: E402
@@ -119,6 +121,18 @@ with Cluster(binary, brokers=3) as c:
     check(c.list_offsets_error(c.broker(p0).bootstrap, "spread", 0) == 0, "the leader answers ListOffsets")
     check(c.list_offsets_error(other.bootstrap, "spread", 0) == 6,
           "broker %d (not the leader) answers NOT_LEADER_OR_FOLLOWER" % other.node_id)
+    # KIP-951: with the leader's id, epoch and address (Produce v10, Fetch v16).
+    leader = c.broker(p0)
+    endpoint = [(p0, "127.0.0.1", int(leader.bootstrap.split(":")[1]), None)]
+    hint = flexible.produce_hint(other.bootstrap, "spread", 0)
+    check(hint[0] == 6 and hint[1] is not None and hint[1][0] == p0 and hint[2] == endpoint,
+          "Produce v10 to broker %d names the leader: %s" % (other.node_id, hint))
+    tid = flexible.topic_id(other.bootstrap, "spread")
+    hint = flexible.fetch_hint(other.bootstrap, tid, 0)
+    check(hint[0] == 6 and hint[1] is not None and hint[1][0] == p0 and hint[2] == endpoint,
+          "Fetch v16 from broker %d names the leader: %s" % (other.node_id, hint))
+    hint = flexible.fetch_hint(leader.bootstrap, tid, 0)
+    check(hint == (0, None, []), "the leader itself answers Fetch v16 without hints: %s" % (hint,))
 
     # kafka-python's admin, through broker 3.
     from kafka.admin import KafkaAdminClient, NewTopic as KNewTopic

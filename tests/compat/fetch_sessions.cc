@@ -26,12 +26,12 @@
 #include "protocol/apis/metadata.h"
 #include "protocol/apis/produce.h"
 #include "record/batch_builder.h"
-#include "tools/kafka_client.h"
+#include "client/kafka_client.h"
 #include "protocol_checks.h"
 
 using namespace strata;
 using namespace strata::protocol;
-using strata::tools::KafkaClient;
+using strata::client::KafkaClient;
 using namespace strata::compat;
 
 namespace {
@@ -39,7 +39,7 @@ namespace {
 const std::string kTopic = "sessions";
 const std::string kOther = "sessions-ids";
 
-KafkaClient connect(const tools::HostPort& at) {
+KafkaClient connect(const client::HostPort& at) {
   auto c = KafkaClient::connect(at, 30000, "fetch-sessions");
   if (!c) die(c.error().message);
   return std::move(*c);
@@ -180,7 +180,7 @@ std::vector<int32_t> partitions_of(const Answer& a) {
 }
 
 // The main walk through one consumer's session on kTopic (3 partitions, empty).
-void session_walk(KafkaClient& c, const tools::HostPort& at) {
+void session_walk(KafkaClient& c, const client::HostPort& at) {
   produce(c, kTopic, 0, 10);
   Fetch<12> full;
   full.partitions = {{0, 0}, {1, 0}, {2, 0}};
@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: fetch_sessions BOOTSTRAP SLOTS\n";
     return 2;
   }
-  auto at = tools::parse_host_port(argv[1]);
+  auto at = client::parse_host_port(argv[1]);
   if (!at) die(at.error());
   KafkaClient c = connect(*at);
   if (!c.pick_version(FetchRequest::kApiKey, {16, 16})) die("Fetch v16 is not served");

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-#include "tools/kafka_client.h"
+#include "client/kafka_client.h"
 
 namespace strata::compat {
 
@@ -37,9 +37,9 @@ inline bool check(bool ok, const std::string& what) {
 
 // A call that must get an answer: a network or parse failure ends the run.
 template <class Resp, class Req>
-Resp must(tools::KafkaClient& c, Req& request) {
+Resp must(client::KafkaClient& c, Req& request) {
   auto r = c.call<Resp>(request);
-  if (!r) die(tools::api_name(Req::kApiKey) + ": " + r.error().message);
+  if (!r) die(client::api_name(Req::kApiKey) + ": " + r.error().message);
   return std::move(*r);
 }
 

@@ -36,12 +36,12 @@
 #include "protocol/apis/write_txn_markers.h"
 #include "record/batch_builder.h"
 #include "record/control.h"
-#include "tools/kafka_client.h"
+#include "client/kafka_client.h"
 #include "protocol_checks.h"
 
 using namespace strata;
 using namespace strata::protocol;
-using strata::tools::KafkaClient;
+using strata::client::KafkaClient;
 using namespace strata::compat;
 
 namespace {
@@ -56,7 +56,7 @@ int64_t now_ms() {
 }
 
 std::string err(int16_t code) {
-  return tools::kafka_error_name(code);
+  return client::kafka_error_name(code);
 }
 
 struct Pid {
@@ -376,7 +376,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: txn_protocol BOOTSTRAP TOPIC MAX_TIMEOUT_MS\n";
     return 2;
   }
-  auto at = tools::parse_host_port(argv[1]);
+  auto at = client::parse_host_port(argv[1]);
   if (!at) die(at.error());
   auto client = KafkaClient::connect(*at, 30000, "txn-protocol");
   if (!client) die(client.error().message);
@@ -384,7 +384,7 @@ int main(int argc, char** argv) {
                               {AddPartitionsToTxnRequest::kApiKey, 4},
                               {WriteTxnMarkersRequest::kApiKey, 1}}) {
     if (!client->pick_version(key, {version, version})) {
-      die(tools::api_name(key) + " v" + std::to_string(version) + " is not served");
+      die(client::api_name(key) + " v" + std::to_string(version) + " is not served");
     }
   }
   FindCoordinatorRequest find;

@@ -229,6 +229,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
   std::vector<FetchResponse::PartitionData> parts;
   std::vector<FetchAnswer> answers;
   std::vector<storage::TopicPartition> tps;
+  std::vector<PartitionRef> refs;
   if (fetch.kind != FetchSessions::Kind::kError) {
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(std::max(request.max_wait_ms, 0));
@@ -236,7 +237,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
     const uint64_t min_bytes = uint64_t(std::max(request.min_bytes, 0));
     // The snapshot stays with the request; a partition deleted meanwhile answers
     // UNKNOWN_TOPIC_OR_PARTITION from its owner shard.
-    const std::vector<PartitionRef> refs = resolve_all(broker, *ctx.metadata, fetch.partitions, version);
+    refs = resolve_all(broker, *ctx.metadata, fetch.partitions, version);
     auto read = [&] { return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version); };
     // The first read is posted before the turn passes on; the long poll that may follow
     // does not hold up the connection's next request.
@@ -259,6 +260,11 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
   auto outcome = broker.fetch_sessions().close(fetch, answers, now_ms());
   r.error_code = outcome.error;
   r.session_id = outcome.session_id;
+  if (version >= 16) {
+    for (size_t i : outcome.included) {
+      add_leader_hint(*ctx.metadata, refs[i], parts[i].error_code, parts[i].current_leader, r.node_endpoints);
+    }
+  }
   assemble(r, fetch.partitions, parts, outcome.included, version >= 13);
   co_return r;
 }

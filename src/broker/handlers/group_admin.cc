@@ -1,6 +1,8 @@
 // ListGroups, DescribeGroups and DeleteGroups.
 // Errors: GROUP_ID_NOT_FOUND and NON_EMPTY_GROUP (DeleteGroups); an unknown group is
-// described as Kafka does: state "Dead", no error.
+// described as Kafka does: state "Dead", no error. In a cluster each broker lists the
+// groups it coordinates (the admin client asks every broker, as of Kafka) and answers
+// NOT_COORDINATOR for a group it does not (DescribeGroups, DeleteGroups).
 #include <algorithm>
 #include <cctype>
 
@@ -29,16 +31,19 @@ constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
 
 }  // namespace
 
-asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestContext&,
+asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestContext& ctx,
                                                        ListGroupsRequest& request) {
   ListGroupsResponse r;
   if (!broker.topics().get(group::kOffsetsTopic)) co_return r;  // no group ever existed
   group::GroupCoordinator& coord = broker.groups();
+  const MetadataSnapshot* snapshot = ctx.metadata.get();
   for (size_t s = 0; s < broker.shard_count(); ++s) {
-    std::vector<group::GroupListing> listed = co_await broker.on_shard(s, [&broker, &coord, s] {
+    std::vector<group::GroupListing> listed = co_await broker.on_shard(s, [&broker, &coord, s, snapshot] {
       std::vector<group::GroupListing> out;
+      const int32_t self = broker.config().node_id;
       for (int32_t p = 0; p < coord.partitions(); ++p) {
         if (broker.offsets_partition_shard(p) != s) continue;
+        if (broker.in_cluster() && snapshot->leader(group::kOffsetsTopic, p) != self) continue;
         auto some = coord.list(p);
         out.insert(out.end(), some.begin(), some.end());
       }
@@ -53,7 +58,7 @@ asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestCo
   co_return r;
 }
 
-asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, RequestContext&,
+asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, RequestContext& ctx,
                                                                DescribeGroupsRequest& request) {
   DescribeGroupsResponse r;
   // Describing creates nothing: without __consumer_offsets no group exists, and an
@@ -66,6 +71,11 @@ asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, R
     if (request.include_authorized_operations) g.authorized_operations = kGroupOperations;
     if (!any_groups) {
       g.group_state = group::to_string(group::GroupState::kDead);
+      r.groups.push_back(std::move(g));
+      continue;
+    }
+    if (!coordinates(broker, ctx, id)) {
+      g.error_code = kafka_error::kNotCoordinator;
       r.groups.push_back(std::move(g));
       continue;
     }
@@ -83,14 +93,16 @@ asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, R
   co_return r;
 }
 
-asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, RequestContext&,
+asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, RequestContext& ctx,
                                                            DeleteGroupsRequest& request) {
   DeleteGroupsResponse r;
   const bool coordinator = broker.topics().get(group::kOffsetsTopic).has_value();
   group::GroupCoordinator& coord = broker.groups();
   for (const std::string& id : request.groups_names) {
     KafkaError error = KafkaError::kGroupIdNotFound;
-    if (coordinator) {
+    if (coordinator && !coordinates(broker, ctx, id)) {
+      error = KafkaError::kNotCoordinator;
+    } else if (coordinator) {
       error = co_await broker.on_shard_async<KafkaError>(
           broker.group_shard(id), [&coord, &id](std::function<void(KafkaError)> done) {
             coord.delete_group(id, std::move(done));

@@ -24,10 +24,7 @@ inline bool partition_exists(Broker& broker, const std::string& topic, int32_t p
 // or a leader is missing. On the single node, this node.
 inline int32_t group_coordinator(Broker& broker, const MetadataSnapshot& snapshot, const std::string& group) {
   if (!broker.in_cluster()) return broker.config().node_id;
-  const TopicMeta* t = snapshot.topic(group::kOffsetsTopic);
-  const int32_t p = broker.groups().partition_for(group);
-  if (t == nullptr || p >= t->partition_count()) return -1;
-  return t->partitions[size_t(p)].leader;
+  return snapshot.leader(group::kOffsetsTopic, broker.groups().partition_for(group));
 }
 
 // In a cluster a group is served by the leader of its partition only (with one replica

@@ -6,6 +6,7 @@
 // INCONSISTENT_GROUP_PROTOCOL, FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED,
 // COORDINATOR_NOT_AVAILABLE (no __consumer_offsets, or a failed write).
 #include "broker/handlers/group_common.h"
+#include "broker/handlers/txn_common.h"
 
 namespace strata::broker {
 
@@ -16,8 +17,10 @@ namespace {
 constexpr int8_t kGroupKey = 0;
 constexpr int8_t kTransactionKey = 1;
 
-// Kafka's coordinator answer for one key: this node for groups and transactions (the
-// internal topic is created on first use); share groups have no coordinator here.
+// Kafka's coordinator answer for one key: the leader of the key's partition of
+// __consumer_offsets (groups) or __transaction_state (transactional ids), this node on
+// the single node (the internal topic is created on first use); share groups have no
+// coordinator here.
 void find_one(Broker& broker, int8_t key_type, bool ready, const std::string& key, int16_t& error,
               std::optional<std::string>& message, int32_t& node, std::string& host, int32_t& port) {
   node = -1;
@@ -35,17 +38,14 @@ void find_one(Broker& broker, int8_t key_type, bool ready, const std::string& ke
     return;
   }
   if (broker.in_cluster()) {
-    if (key_type == kTransactionKey) {
-      error = kafka_error::kCoordinatorNotAvailable;
-      message = "transactions across brokers are not available yet";
-      return;
-    }
     auto snapshot = broker.metadata();
-    const int32_t leader = group_coordinator(broker, *snapshot, key);
+    const int32_t leader = key_type == kGroupKey ? group_coordinator(broker, *snapshot, key)
+                                                 : txn_coordinator(broker, *snapshot, key);
     const BrokerMeta* b = snapshot->cluster().broker(leader);
     if (b == nullptr) {
       error = kafka_error::kCoordinatorNotAvailable;
-      message = "the group's __consumer_offsets partition has no leader";
+      message = key_type == kGroupKey ? "the group's __consumer_offsets partition has no leader"
+                                      : "the transactional id's __transaction_state partition has no leader";
       return;
     }
     error = 0;

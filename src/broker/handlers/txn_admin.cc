@@ -1,12 +1,14 @@
 // DescribeTransactions, ListTransactions (the coordinator's view of transactional ids)
 // and DescribeProducers (a partition's producer state), for kafka-transactions.sh and
 // admin clients.
-// Errors: TRANSACTIONAL_ID_NOT_FOUND, COORDINATOR_NOT_AVAILABLE (no
+// Errors: TRANSACTIONAL_ID_NOT_FOUND, NOT_COORDINATOR (in a cluster, another broker
+// coordinates the id), COORDINATOR_NOT_AVAILABLE (no
 // __transaction_state), INVALID_REGULAR_EXPRESSION (ListTransactions v2 pattern),
-// UNKNOWN_TOPIC_OR_PARTITION.
+// UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (DescribeProducers off the leader).
 #include <regex>
 
 #include "broker/handlers/txn_common.h"
+#include "broker/partitions.h"
 
 namespace strata::broker {
 
@@ -26,7 +28,7 @@ bool known_state(const std::string& name) {
 }  // namespace
 
 asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
-    Broker& broker, RequestContext&, DescribeTransactionsRequest& request) {
+    Broker& broker, RequestContext& ctx, DescribeTransactionsRequest& request) {
   DescribeTransactionsResponse r;
   const bool ready = broker.topics().get(txn::kTransactionTopic).has_value();
   for (const std::string& id : request.transactional_ids) {
@@ -34,6 +36,11 @@ asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
     s.transactional_id = id;
     if (!ready) {
       s.error_code = kafka_error::kTransactionalIdNotFound;
+      r.transaction_states.push_back(std::move(s));
+      continue;
+    }
+    if (!coordinates_txn(broker, ctx, id)) {
+      s.error_code = kafka_error::kNotCoordinator;  // the admin client asks FindCoordinator again
       r.transaction_states.push_back(std::move(s));
       continue;
     }
@@ -93,7 +100,7 @@ asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broke
 }
 
 asio::awaitable<DescribeProducersResponse> handle_describe_producers(
-    Broker& broker, RequestContext&, DescribeProducersRequest& request) {
+    Broker& broker, RequestContext& ctx, DescribeProducersRequest& request) {
   DescribeProducersResponse r;
   for (const auto& t : request.topics) {
     DescribeProducersResponse::Topic rt;
@@ -101,16 +108,16 @@ asio::awaitable<DescribeProducersResponse> handle_describe_producers(
     for (int32_t index : t.partition_indexes) {
       DescribeProducersResponse::Partition rp;
       rp.partition_index = index;
-      const storage::TopicPartition tp{t.name, PartitionId(index)};
-      auto info = broker.topics().get(t.name);
-      if (!info || index < 0 || index >= info->partitions) {
-        rp.error_code = kafka_error::kUnknownTopicOrPartition;
+      // The producer state is the leader's (NOT_LEADER_OR_FOLLOWER elsewhere, as Kafka).
+      const PartitionRef ref = resolve_partition(broker, *ctx.metadata, t.name, index);
+      if (ref.error != 0) {
+        rp.error_code = ref.error;
         rt.partitions.push_back(std::move(rp));
         continue;
       }
-      rp.active_producers = co_await broker.on_shard(broker.owner_shard(tp), [&broker, &tp] {
+      rp.active_producers = co_await broker.on_shard(ref.shard, [&broker, &ref] {
         std::vector<DescribeProducersResponse::ProducerState> out;
-        storage::Log* log = broker.logs().get(tp);
+        storage::Log* log = broker.owned_log(ref.tp, ref.topic_id);
         if (log == nullptr) return out;
         for (const auto& [id, e] : log->producers().sorted()) {
           out.push_back({id.value(), e->epoch.value(), e->last_sequence().value(),

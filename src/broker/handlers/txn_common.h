@@ -22,6 +22,20 @@ inline int16_t fenced_for_version(KafkaError error, int16_t version, int16_t kno
 
 namespace strata::broker {
 
+// The leader of the transactional id's __transaction_state partition in `snapshot`: its
+// coordinator (-1 if the topic or a leader is missing). On the single node, this node.
+inline int32_t txn_coordinator(Broker& broker, const MetadataSnapshot& snapshot, const std::string& id) {
+  if (!broker.in_cluster()) return broker.config().node_id;
+  return snapshot.leader(txn::kTransactionTopic, broker.txns().partition_for(id));
+}
+
+// In a cluster a transactional id is served by its coordinator only (one replica per
+// partition: the same broker for the partition's whole life, so what it loaded at start
+// stays right); elsewhere NOT_COORDINATOR, and the producer asks FindCoordinator again.
+inline bool coordinates_txn(Broker& broker, const RequestContext& ctx, const std::string& id) {
+  return txn_coordinator(broker, *ctx.metadata, id) == broker.config().node_id;
+}
+
 // InitProducerId with a transactional id (handlers/txn_coordinator.cc).
 asio::awaitable<protocol::InitProducerIdResponse> handle_transactional_init(
     Broker& broker, RequestContext& ctx, protocol::InitProducerIdRequest& request);

@@ -5,6 +5,7 @@
 // CONCURRENT_TRANSACTIONS, INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED (or
 // INVALID_PRODUCER_EPOCH for old versions), INVALID_TXN_STATE,
 // COORDINATOR_NOT_AVAILABLE (no __transaction_state, or a failed write); here:
+// NOT_COORDINATOR (in a cluster, another broker leads the id's partition),
 // UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist, with
 // OPERATION_NOT_ATTEMPTED for the rest of the request.
 #include "broker/handlers/txn_common.h"
@@ -66,9 +67,10 @@ std::vector<AddPartitionsToTxnResponse::TopicResult> results(
 }
 
 asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
-    Broker& broker, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
+    Broker& broker, const RequestContext& ctx, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
     const std::vector<AddPartitionsToTxnRequest::Topic>& topics, int16_t version) {
   if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, kafka_error::kCoordinatorNotAvailable);
+  if (!coordinates_txn(broker, ctx, id)) co_return results(broker, topics, kafka_error::kNotCoordinator);
   if (verify_only) {
     txn::TxnCoordinator& c = broker.txns();
     std::vector<AddPartitionsToTxnResponse::TopicResult> out = results(broker, topics, 0);
@@ -97,6 +99,10 @@ asio::awaitable<InitProducerIdResponse> handle_transactional_init(Broker& broker
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
+  if (!coordinates_txn(broker, ctx, *request.transactional_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
+    co_return r;
+  }
   txn::InitPidRequest init{*request.transactional_id, request.transaction_timeout_ms,
                            request.producer_id, request.producer_epoch};
   txn::TxnCoordinator& c = broker.txns();
@@ -116,7 +122,7 @@ asio::awaitable<AddPartitionsToTxnResponse> handle_add_partitions_to_txn(
   const int16_t version = ctx.header.api_version;
   if (version <= 3) {
     r.results_by_topic_v3_and_below =
-        co_await add_one(broker, request.v3_and_below_transactional_id,
+        co_await add_one(broker, ctx, request.v3_and_below_transactional_id,
                          request.v3_and_below_producer_id, request.v3_and_below_producer_epoch,
                          false, request.v3_and_below_topics, version);
     co_return r;
@@ -124,7 +130,7 @@ asio::awaitable<AddPartitionsToTxnResponse> handle_add_partitions_to_txn(
   for (const auto& t : request.transactions) {
     AddPartitionsToTxnResponse::TransactionResult tr;
     tr.transactional_id = t.transactional_id;
-    tr.topic_results = co_await add_one(broker, t.transactional_id, t.producer_id,
+    tr.topic_results = co_await add_one(broker, ctx, t.transactional_id, t.producer_id,
                                         t.producer_epoch, t.verify_only, t.topics, version);
     r.results_by_transaction.push_back(std::move(tr));
   }
@@ -138,6 +144,10 @@ asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broke
   AddOffsetsToTxnResponse r;
   if (!(co_await broker.ensure_txn_topic()) || !(co_await broker.ensure_offsets_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  if (!coordinates_txn(broker, ctx, request.transactional_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   const TopicParts parts = {
@@ -154,6 +164,10 @@ asio::awaitable<EndTxnResponse> handle_end_txn(Broker& broker, RequestContext& c
   EndTxnResponse r;
   if (!(co_await broker.ensure_txn_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
+    co_return r;
+  }
+  if (!coordinates_txn(broker, ctx, request.transactional_id)) {
+    r.error_code = kafka_error::kNotCoordinator;
     co_return r;
   }
   const bool bump = ctx.header.api_version >= 5;

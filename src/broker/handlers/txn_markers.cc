@@ -1,17 +1,19 @@
 // WriteTxnMarkers: what a transaction coordinator sends partition leaders to end a
 // transaction. Strata's own coordinator writes its markers directly (txn_log.h); this
 // handler serves the same work to a coordinator speaking the protocol.
-// Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, INVALID_PRODUCER_EPOCH (the
+// Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (another
+// broker leads it), INVALID_PRODUCER_EPOCH (the
 // partition knows a newer epoch), TRANSACTION_COORDINATOR_FENCED (an older
 // coordinator epoch), KAFKA_STORAGE_ERROR.
 #include "broker/handlers/txn_common.h"
+#include "broker/partitions.h"
 #include "broker/txn_log.h"
 
 namespace strata::broker {
 
 using namespace protocol;
 
-asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker, RequestContext&,
+asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker, RequestContext& ctx,
                                                                   WriteTxnMarkersRequest& request) {
   WriteTxnMarkersResponse r;
   for (const auto& m : request.markers) {
@@ -23,6 +25,12 @@ asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker
       WriteTxnMarkersResponse::Topic rt;
       rt.name = t.name;
       for (int32_t p : t.partition_indexes) {
+        // In a cluster only the partition's leader writes its markers.
+        const PartitionRef ref = resolve_partition(broker, *ctx.metadata, t.name, p);
+        if (ref.error != 0) {
+          rt.partitions.push_back({p, ref.error});
+          continue;
+        }
         const storage::TopicPartition tp{t.name, PartitionId(p)};
         const KafkaError e = co_await broker.on_shard_async<KafkaError>(
             broker.owner_shard(tp), [&broker, &tp, &marker](std::function<void(KafkaError)> done) {

@@ -1,7 +1,7 @@
 // TxnOffsetCommit: a transactional producer's offsets for a consumer group, written to
 // the group's __consumer_offsets partition in the producer's transaction and visible
 // once it commits (group::GroupCoordinator::txn_commit).
-// Errors: COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
+// Errors: COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION,
 // FENCED_INSTANCE_ID, OFFSET_METADATA_TOO_LARGE, UNKNOWN_TOPIC_OR_PARTITION; producer
 // errors from the partition (INVALID_PRODUCER_EPOCH / PRODUCER_FENCED).
 // v5 (KIP-890 transaction version 2) is served as v4: the client has added the group's
@@ -17,6 +17,7 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
                                                                   TxnOffsetCommitRequest& request) {
   TxnOffsetCommitResponse r;
   const bool coordinator = (co_await broker.ensure_offsets_topic());
+  const bool here = coordinator && coordinates(broker, ctx, request.group_id);
   group::TxnCommitRequest commit;
   commit.group_id = request.group_id;
   commit.producer_id = request.producer_id;
@@ -33,6 +34,8 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
       int16_t e = 0;
       if (!coordinator) {
         e = kafka_error::kCoordinatorNotAvailable;
+      } else if (!here) {
+        e = kafka_error::kNotCoordinator;  // in a cluster, another broker leads the group's partition
       } else if (!partition_exists(broker, t.name, p.partition_index)) {
         e = kafka_error::kUnknownTopicOrPartition;
       }

@@ -1,4 +1,4 @@
-#include "tools/kafka_client.h"
+#include "client/kafka_client.h"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -15,7 +15,7 @@
 #include "common/bytes.h"
 #include "protocol/apis/api_versions.h"
 
-namespace strata::tools {
+namespace strata::client {
 
 namespace {
 
@@ -61,7 +61,7 @@ ClientError protocol_error(std::string what) {
 }
 
 // Connects one address within timeout_ms; -1 with `error` set on failure.
-int connect_one(const addrinfo& ai, int timeout_ms, std::string& error) {
+int connect_one(const addrinfo& ai, int timeout_ms, int io_timeout_ms, std::string& error) {
   const int fd =
       ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai.ai_protocol);
   if (fd < 0) {
@@ -93,7 +93,7 @@ int connect_one(const addrinfo& ai, int timeout_ms, std::string& error) {
   }
   // Blocking from here on, each send and receive bounded by the timeout.
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+  timeval tv{io_timeout_ms / 1000, (io_timeout_ms % 1000) * 1000};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   const int one = 1;
@@ -157,8 +157,8 @@ KafkaClient::~KafkaClient() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int timeout_ms,
-                                                      std::string client_id) {
+Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int connect_timeout_ms,
+                                                      int io_timeout_ms, std::string client_id) {
   const std::string where = at.host + ":" + std::to_string(at.port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -169,17 +169,21 @@ Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int ti
   std::string error = "no address";
   int fd = -1;
   for (const addrinfo* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = connect_one(*ai, timeout_ms, error);
+    fd = connect_one(*ai, connect_timeout_ms, io_timeout_ms, error);
   }
   ::freeaddrinfo(found);
   if (fd < 0) return fail(network_error("cannot connect to " + where + ": " + error));
-  KafkaClient client(fd, timeout_ms, std::move(client_id));
+  KafkaClient client(fd, io_timeout_ms, std::move(client_id));
   if (auto r = client.handshake(); !r) {
     ClientError e = r.error();
     e.message = where + ": " + e.message;
     return fail(std::move(e));
   }
   return Result<KafkaClient, ClientError>(std::move(client));
+}
+
+void KafkaClient::abort() {
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }
 
 std::optional<int16_t> KafkaClient::pick_version(int16_t api_key, protocol::Versions ours) const {
@@ -326,4 +330,4 @@ Result<void, ClientError> KafkaClient::receive(uint8_t* into, size_t n) {
   return {};
 }
 
-}  // namespace strata::tools
+}  // namespace strata::client

@@ -23,7 +23,7 @@
 #include "common/result.h"
 #include "protocol/message.h"
 
-namespace strata::tools {
+namespace strata::client {
 
 struct ClientError {
   enum class Kind : uint8_t {
@@ -58,13 +58,23 @@ class KafkaClient {
   // Connects within `timeout_ms` and asks ApiVersions; `timeout_ms` also bounds every
   // later send and receive. `client_id` goes into every request header.
   static Result<KafkaClient, ClientError> connect(const HostPort& at, int timeout_ms,
-                                                  std::string client_id);
+                                                  std::string client_id) {
+    return connect(at, timeout_ms, timeout_ms, std::move(client_id));
+  }
+  // As above, with the connection's setup (TCP connect) bounded by `connect_timeout_ms`
+  // and every send and receive, ApiVersions' too, by `io_timeout_ms`.
+  static Result<KafkaClient, ClientError> connect(const HostPort& at, int connect_timeout_ms,
+                                                  int io_timeout_ms, std::string client_id);
 
   KafkaClient(KafkaClient&& other) noexcept;
   KafkaClient& operator=(KafkaClient&& other) noexcept;
   KafkaClient(const KafkaClient&) = delete;
   KafkaClient& operator=(const KafkaClient&) = delete;
   ~KafkaClient();
+
+  // Shuts the socket down (from any thread) so that a call blocked on it fails at once;
+  // the connection is unusable afterwards.
+  void abort();
 
   // The highest version of an API both sides support; nullopt if there is none.
   std::optional<int16_t> pick_version(int16_t api_key, protocol::Versions ours) const;
@@ -126,4 +136,4 @@ class KafkaClient {
   std::map<int16_t, protocol::Versions> broker_versions_;  // from ApiVersions
 };
 
-}  // namespace strata::tools
+}  // namespace strata::client
