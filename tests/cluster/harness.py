@@ -277,6 +277,25 @@ class Cluster:
         r.int32()  # partition
         return r.take(">h")
 
+    def log_dir_partitions(self, bootstrap):
+        """DescribeLogDirs v1 (every topic) on one broker: {topic: sorted partitions}."""
+        host, port = bootstrap.split(":")
+        client = b"cluster-test"
+        body = struct.pack(">hhih", 35, 1, 8, len(client)) + client + struct.pack(">i", -1)
+        with socket.create_connection((host, int(port)), timeout=5) as sock:
+            sock.sendall(struct.pack(">i", len(body)) + body)
+            r = Reader(read_frame(sock))
+        r.int32(), r.int32()  # correlation id, throttle
+        out = {}
+        for _ in range(r.int32()):  # log dirs
+            r.take(">h"), r.string()
+            for _ in range(r.int32()):
+                name = r.string()
+                for _ in range(r.int32()):
+                    out.setdefault(name, []).append(r.int32())
+                    r.take(">q"), r.take(">q"), r.take(">?")
+        return {t: sorted(ps) for t, ps in out.items()}
+
     def wait_for(self, what, pred, bootstrap=None, timeout=20):
         deadline = time.time() + timeout
         last = None

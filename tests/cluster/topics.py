@@ -9,7 +9,8 @@
 - a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
   shares the partitions, reads each record once and commits;
 - CreatePartitions through another broker places and leads the new partitions;
-- AlterConfigs through one broker is what every broker describes;
+- AlterConfigs through one broker is what every broker describes; each broker describes
+  its own broker configs and log dirs (DescribeConfigs, DescribeLogDirs), as Kafka;
 - a broker that is not the leader answers NOT_LEADER_OR_FOLLOWER (checked on the wire),
   naming the leader and its address where the version carries them (KIP-951);
 - kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
@@ -29,7 +30,7 @@ from harness import SESSION_MS, Cluster  # noqa: E402
 import flexible  # noqa: E402  (after harness, which puts strata_broker on the path)
 from strata_broker import check  # noqa: E402
 
-from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka import Consumer, KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
@@ -45,7 +46,11 @@ def wait_leaders(admin, topic, pred, what, timeout=20):
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:
-        md = admin.list_topics(topic, timeout=5)
+        try:
+            md = admin.list_topics(topic, timeout=5)
+        except KafkaException as e:  # the broker asked died meanwhile: ask again
+            last = e
+            continue
         if topic in md.topics and md.topics[topic].error is None or \
                 (topic in md.topics and len(md.topics[topic].partitions) == PARTITIONS):
             last = leaders(md, topic)
@@ -232,6 +237,20 @@ with Cluster(binary, brokers=3) as c:
                                           request_timeout=15).values())[0].result(timeout=20)
         check(got["retention.ms"].value == "123456789",
               "broker %d describes retention.ms altered through broker 2" % b.node_id)
+
+    # Broker configs and log dirs as Kafka answers them: each broker for itself (the admin
+    # client sends a broker's DescribeConfigs to that broker, DescribeLogDirs to each).
+    for b in c.brokers:
+        got = list(admin.describe_configs([ConfigResource(ConfigResource.Type.BROKER, str(b.node_id))],
+                                          request_timeout=15).values())[0].result(timeout=20)
+        check(got["node.id"].value == str(b.node_id) and got["listeners"].value == "PLAINTEXT://" + b.bootstrap
+              and got["etcd.connect"].value == c.etcd_connect,
+              "DescribeConfigs for broker %d is its own: node.id, listeners, etcd.connect" % b.node_id)
+    now_lead = leaders(admin.list_topics(timeout=10), "spread")
+    for b in c.brokers:
+        held = c.log_dir_partitions(b.bootstrap).get("spread", [])
+        check(held == sorted(p for p, l in now_lead.items() if l == b.node_id),
+              "DescribeLogDirs on broker %d lists the 'spread' partitions it holds: %s" % (b.node_id, held))
 
     # Kill -9 one broker: its partitions have no leader, the others' keep serving.
     victim = c.broker(3)
