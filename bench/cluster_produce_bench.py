@@ -1,0 +1,106 @@
+"""Aggregate produce throughput (issue 14): the same client load against the single node
+(no etcd), a 1-broker cluster and a 3-broker cluster on 1 etcd, all on this machine's
+loopback, every broker with its defaults (strata.shards=0: one shard per core).
+
+One strata_perf (librdkafka) produces N records of B bytes to a new topic of 6
+partitions, spread by the cluster over its brokers, with acks=all (each broker makes its
+partitions durable before it answers, the single node's policy) and acks=1; the three
+setups take turns within each repeat so the machine's noise falls on all of them.
+Prints one RESULT line per setup and load (median of the repeats, min and max) and a
+table of rates relative to the single node.
+
+    cluster_produce_bench.py STRATA_BINARY STRATA_PERF [REPEAT] [--quick]
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "cluster"))
+from harness import Broker, Cluster, wait_port  # noqa: E402
+
+binary, perf = sys.argv[1], sys.argv[2]
+args = [a for a in sys.argv[3:] if not a.startswith("--")]
+quick = "--quick" in sys.argv
+repeat = int(args[0]) if args else 3
+PARTITIONS = 6
+DEFAULTS = {"strata.shards": "0"}
+LOADS = [(100, "all", 3_000_000), (1024, "all", 1_000_000), (100, "1", 3_000_000), (1024, "1", 1_000_000)]
+if quick:
+    LOADS = [(100, "all", 20_000), (1024, "1", 5_000)]
+
+
+def run_perf(bootstrap, topic, size, acks, records):
+    out = subprocess.run([perf, "produce", "--bootstrap", bootstrap, "--topic", topic,
+                          "--records", str(records), "--record-size", str(size), "--acks", acks,
+                          "--partitions", str(PARTITIONS), "--max-seconds", "60"],
+                         capture_output=True, text=True, timeout=180)
+    if out.returncode != 0:
+        raise RuntimeError("strata_perf failed: " + out.stderr[-2000:])
+    line = next(l for l in out.stdout.splitlines() if l.startswith("RESULT"))
+    fields = dict(kv.split("=", 1) for kv in line.split()[1:])
+    if int(fields["delivered"]) != records:
+        raise RuntimeError("strata_perf delivered %s of %d" % (fields["delivered"], records))
+    return float(fields["records_per_s"]), float(fields["mb_per_s"])
+
+
+class Single:
+    """The embedded single node: one broker, no etcd."""
+
+    def __enter__(self):
+        self.root = tempfile.mkdtemp(prefix="strata-single-")
+        self.broker = Broker(binary, self.root, 1, "", DEFAULTS)
+        self.broker.spawn(self.broker.args())  # etcd.connect="": the single node
+        wait_port(self.broker.port, self.broker, "single node")
+        return self
+
+    @property
+    def bootstrap(self):
+        return self.broker.bootstrap
+
+    def __exit__(self, *exc):
+        self.broker.kill()
+        shutil.rmtree(self.root, ignore_errors=True)
+        return False
+
+
+def setups():
+    return [("single node", Single), ("1-broker cluster", lambda: Cluster(binary, brokers=1, overrides=DEFAULTS)),
+            ("3-broker cluster", lambda: Cluster(binary, brokers=3, overrides=DEFAULTS))]
+
+
+def wait_brokers(setup, n):
+    if isinstance(setup, Cluster):
+        setup.wait_for("%d brokers" % n, lambda br, ctl, cid: len(br) == n and ctl > 0)
+
+
+results = {}  # (setup, size, acks) -> [(rec/s, MB/s)]
+for r in range(repeat):
+    for name, make in setups():
+        with make() as s:
+            wait_brokers(s, 3 if name.startswith("3") else 1)
+            for size, acks, records in LOADS:
+                topic = "agg-%d-%s-%d" % (size, "all" if acks == "all" else "one", r)
+                results.setdefault((name, size, acks), []).append(
+                    run_perf(s.bootstrap, topic, size, acks, records))
+
+for (name, size, acks), runs in results.items():
+    rates = [x[0] for x in runs]
+    print("RESULT bench=aggregate_produce setup=%s record_size=%d acks=%s records_per_s=%.0f "
+          "min=%.0f max=%.0f mb_per_s=%.1f" % (name.replace(" ", "_"), size, acks, statistics.median(rates),
+                                               min(rates), max(rates),
+                                               statistics.median(x[1] for x in runs)), flush=True)
+
+print()
+print("| load | single node rec/s | 1-broker cluster rec/s (/ single) | 3-broker cluster rec/s (/ single) |")
+print("|---|---:|---:|---:|")
+for size, acks, _ in LOADS:
+    def med(name):
+        return statistics.median(x[0] for x in results[(name, size, acks)])
+    base = med("single node")
+    one, three = med("1-broker cluster"), med("3-broker cluster")
+    print("| %s, acks=%s | %s | %s (%.2f) | %s (%.2f) |" % (
+        "100 B" if size == 100 else "1 KiB", acks, format(int(base), ","), format(int(one), ","),
+        one / base, format(int(three), ","), three / base))
