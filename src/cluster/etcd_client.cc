@@ -165,8 +165,9 @@ Result<void, EtcdError> EtcdClient::revoke(int64_t lease) {
   return {};
 }
 
-EtcdWatch::EtcdWatch(EtcdEndpoint endpoint, std::chrono::milliseconds connect_timeout)
-    : endpoint_(std::move(endpoint)), connect_timeout_(connect_timeout) {}
+EtcdWatch::EtcdWatch(EtcdEndpoint endpoint, std::chrono::milliseconds connect_timeout,
+                     std::chrono::milliseconds quiet)
+    : endpoint_(std::move(endpoint)), connect_timeout_(connect_timeout), quiet_(quiet) {}
 
 EtcdWatch::~EtcdWatch() {
   stop();
@@ -183,10 +184,10 @@ Result<void, EtcdError> EtcdWatch::run(std::string_view key, std::string_view ra
   {
     std::lock_guard lock(mu_);
     if (stopped_) return {};
-    // A watch is quiet for as long as nothing changes: no read timeout worth having
-    // (a day), the stream ends when etcd closes it or stop() shuts the socket.
-    client_ = make_client(endpoint_, connect_timeout_, std::chrono::hours(24));
+    // The read timeout is the quiet bound: a stream silent for that long ends.
+    client_ = make_client(endpoint_, connect_timeout_, quiet_);
   }
+  auto heard = std::chrono::steady_clock::now();
   std::string pending;
   std::string failure;
   bool ended_by_caller = false;
@@ -195,7 +196,12 @@ Result<void, EtcdError> EtcdWatch::run(std::string_view key, std::string_view ra
   req.path = "/v3/watch";
   req.body = watch_body(key, range_end, start_revision);
   req.set_header("Content-Type", kJson);
+  // etcd's require-leader metadata (clientv3's WithRequireLeader), which the gateway
+  // passes on: a member that loses its leader cancels the watch instead of holding it
+  // open while the others go on without it.
+  req.set_header("Grpc-Metadata-hasleader", "true");
   req.content_receiver = [&](const char* data, size_t len, uint64_t, uint64_t) {
+    heard = std::chrono::steady_clock::now();
     pending.append(data, len);
     size_t start = 0;
     for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
@@ -221,6 +227,10 @@ Result<void, EtcdError> EtcdWatch::run(std::string_view key, std::string_view ra
   auto res = client_->send(req);
   if (stopped_ || ended_by_caller) return {};
   if (!failure.empty()) return fail(EtcdError{EtcdError::Kind::kBadAnswer, failure});
+  if (!res && res.error() == httplib::Error::Read &&
+      std::chrono::steady_clock::now() - heard >= quiet_ - quiet_ / 10) {
+    return fail(EtcdError{EtcdError::Kind::kQuiet, "etcd at " + endpoint_.text() + ": a quiet watch"});
+  }
   if (!res) return fail(unavailable(endpoint_, res.error()));
   // A last message without its newline.
   if (!pending.empty()) {

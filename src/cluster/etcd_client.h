@@ -45,6 +45,7 @@ struct EtcdError {
     kUnavailable,  // no endpoint answered (connect, timeout, reset): retry later
     kRejected,     // etcd answered with an error (request too large, lease not found, ...)
     kBadAnswer,    // an answer that is not what the gateway sends
+    kQuiet,        // a watch heard nothing for its quiet bound (EtcdWatch): watch again
   };
   Kind kind = Kind::kUnavailable;
   std::string message;
@@ -91,7 +92,12 @@ class EtcdClient {
 class EtcdWatch {
  public:
   using OnMessage = std::function<bool(const WatchMessage&)>;
-  EtcdWatch(EtcdEndpoint endpoint, std::chrono::milliseconds connect_timeout);
+  // `quiet` bounds the silence of the stream: a watch that hears nothing for that long
+  // (no event, no progress notice) ends with kQuiet, so that a member cut off without a
+  // reset (a dropped route, a blackholed port) cannot leave the caller with a stale view
+  // for ever; watching again from the last revision costs one request.
+  EtcdWatch(EtcdEndpoint endpoint, std::chrono::milliseconds connect_timeout,
+            std::chrono::milliseconds quiet = std::chrono::hours(24));
   ~EtcdWatch();
 
   // Ok when stopped or ended by `on_message`; the error otherwise.
@@ -102,6 +108,7 @@ class EtcdWatch {
  private:
   EtcdEndpoint endpoint_;
   std::chrono::milliseconds connect_timeout_;
+  std::chrono::milliseconds quiet_;
   std::atomic<bool> stopped_{false};
   std::mutex mu_;
   std::unique_ptr<httplib::Client> client_;

@@ -140,6 +140,23 @@ TEST_F(EtcdClientTest, StopEndsAQuietWatch) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
 }
 
+TEST_F(EtcdClientTest, AWatchSilentForItsQuietBoundEndsQuiet) {
+  EtcdClient c = client_for();
+  EtcdWatch watch(etcd.endpoint(), 500ms, 400ms);
+  int messages = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = watch.run("/silent", "", 0, [&](const WatchMessage&) {
+    ++messages;  // the creation notice, then nothing
+    return true;
+  });
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, EtcdError::Kind::kQuiet) << r.error().message;
+  EXPECT_EQ(messages, 1);
+  EXPECT_GE(took, 350ms);
+  EXPECT_LT(took, 3s);
+}
+
 TEST_F(EtcdClientTest, ADeadEtcdIsUnavailableNotAHang) {
   EtcdClient c = client_for();
   ASSERT_TRUE(c.range("/x").ok());

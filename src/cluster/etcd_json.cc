@@ -55,9 +55,14 @@ bool is_error_object(const json& j) {
   return j.is_object() && (j.contains("error") || (j.contains("code") && j.contains("message")));
 }
 
+// Unary answers carry {"error": text, "message": text}; a stream ends with {"error":
+// {"message": text, ...}} (a member without a leader: "etcdserver: no leader").
 std::string error_text(const json& j) {
   std::string message = string_field(j, "message");
   if (message.empty()) message = string_field(j, "error");
+  if (auto e = j.find("error"); message.empty() && e != j.end() && e->is_object()) {
+    message = string_field(*e, "message");
+  }
   if (message.empty()) message = "an error without a message";
   return message;
 }
@@ -229,7 +234,9 @@ std::string lease_id_body(int64_t id) {
 }
 
 std::string watch_body(std::string_view key, std::string_view range_end, int64_t start_revision) {
-  json create{{"key", base64_encode(key)}, {"prev_kv", false}};
+  // progress_notify: an idle watch still hears from etcd now and then (its interval is
+  // the server's, 10 minutes by default), which tells a live stream from a dead one.
+  json create{{"key", base64_encode(key)}, {"prev_kv", false}, {"progress_notify", true}};
   if (!range_end.empty()) create["range_end"] = base64_encode(range_end);
   if (start_revision > 0) create["start_revision"] = std::to_string(start_revision);
   return text_of(json{{"create_request", create}});

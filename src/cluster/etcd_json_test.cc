@@ -90,6 +90,11 @@ TEST(EtcdJson, ParsesWatchMessages) {
   ASSERT_TRUE(compacted.ok());
   EXPECT_TRUE(compacted->canceled);
   EXPECT_EQ(compacted->compact_revision, 50);
+  // What the gateway sends when a member without a leader ends a require-leader watch.
+  auto no_leader = parse_watch_message(
+      R"({"error":{"grpc_code":14,"http_code":503,"message":"etcdserver: no leader"}})");
+  ASSERT_FALSE(no_leader.ok());
+  EXPECT_NE(no_leader.error().find("no leader"), std::string::npos) << no_leader.error();
 }
 
 TEST(EtcdJson, ParsesLeases) {

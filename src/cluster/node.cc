@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include "cluster/controller.h"
 #include "common/log_limit.h"
 #include "common/thread_name.h"
@@ -198,16 +200,21 @@ void ClusterNode::session_loop() {
 }
 
 // Watches the root from the view's revision. On any failure (etcd gone, the revision
-// compacted, a bad message) it reads the whole root again and watches from there.
+// compacted, a bad message) it reads the whole root again and watches from there. A
+// watch quiet for a session timeout is opened again from the same revision, without the
+// full read: on an idle cluster that is one request per session timeout, and a member
+// that went silent without closing the stream is noticed within that time.
 void ClusterNode::watch_loop() {
   name_thread_once("etcd-watch");
   static LogLimit failures("etcd watch failed");
   size_t endpoint = 0;
+  bool resume = false;  // after a quiet watch: the view is current, only the stream is new
   for (;;) {
     std::shared_ptr<const ClusterView> start = view();
-    after_change(*start);
+    if (!std::exchange(resume, false)) after_change(*start);
     EtcdWatch watch(options_.connect.endpoints[endpoint % options_.connect.endpoints.size()],
-                    std::min(options_.request_timeout, std::chrono::milliseconds(2000)));
+                    std::min(options_.request_timeout, std::chrono::milliseconds(2000)),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(options_.session_timeout));
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
@@ -229,6 +236,10 @@ void ClusterNode::watch_loop() {
       std::lock_guard lock(mu_);
       watch_ = nullptr;
       if (stopping_) return;
+    }
+    if (!r && r.error().kind == EtcdError::Kind::kQuiet) {
+      resume = true;
+      continue;
     }
     if (!r) {
       failures.warn("etcd: watch ended: {}", text(r.error()));
