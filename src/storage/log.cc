@@ -119,9 +119,9 @@ Result<void, StorageError> Log::load(const LogOptions& options) {
   next_offset_ = active().next_offset();
   log_start_ = std::max(options.log_start_offset, Offset(segments_.begin()->first));
   if (log_start_ > next_offset_) log_start_ = next_offset_;
-  durable_->store(std::min(next_offset_, std::max(options.recovery_point, log_start_)).value());
+  durable_->set(std::min(next_offset_, std::max(options.recovery_point, log_start_)).value());
   // After a clean shutdown everything was flushed; recovery flushes what it kept.
-  if (options.clean_shutdown || recovered) durable_->store(next_offset_.value());
+  if (options.clean_shutdown || recovered) durable_->set(next_offset_.value());
   last_sync_request_ms_ = options.now_ms;
   sync_requested_ = recovery_point();
   if (auto e = load_epochs(); !e) return e;

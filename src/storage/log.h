@@ -113,6 +113,20 @@ class Log {
   // append: the caller calls sync() when it must wait for the disk.
   Result<AppendResult, StorageError> append_marker(const TxnMarker& marker, LeaderEpoch epoch,
                                                    int64_t now_ms);
+  // ---- A follower's log (replication; log_replica.cc).
+  // Appends the leader's batches as they are: offsets, partitionLeaderEpoch and CRC
+  // untouched, each batch's CRC checked first (a corrupt batch fails the whole append,
+  // kInvalidBatch, nothing written). Offsets must start at or past the log end and grow
+  // (gaps allowed: a compacted leader's batches). Producer state, transactions and the
+  // txn index follow the batches without Kafka's client checks (its REPLICATION origin);
+  // a batch of a newer leader epoch adds an epoch-cache entry. Durability as append.
+  Result<AppendResult, StorageError> append_replicated(MutableBytes batches, int64_t now_ms);
+  // Kafka's truncateTo: removes every batch whose last offset >= `offset` (a batch
+  // holding `offset` goes whole), the segments past it, their index entries, epoch-cache
+  // entries from the new end on and producer snapshots above it; the producer state is
+  // rebuilt for the new end. Returns the new log end (<= offset). kOffsetOutOfRange
+  // below the log start.
+  Result<Offset, StorageError> truncate_to(Offset offset, int64_t now_ms);
   // Asks the SyncService to make everything appended so far durable; `done` runs on
   // the sync thread. Concurrent requests share fdatasyncs (group commit).
   void sync(SyncService::Done done);
@@ -164,7 +178,7 @@ class Log {
   // What a crash keeps without recovery: the data made durable, but never past an added
   // leader epoch whose checkpoint is not yet durable (recovery rebuilds it from the batches).
   Offset recovery_point() const {
-    return Offset(std::min(durable_->load(std::memory_order_acquire),
+    return Offset(std::min(durable_->offset.load(std::memory_order_acquire),
                            epoch_file_->pending_from.load(std::memory_order_acquire)));
   }
   uint64_t size_bytes() const;
@@ -263,8 +277,20 @@ class Log {
   std::map<int64_t, std::unique_ptr<Segment>> segments_;  // by base offset
   Offset log_start_{0};
   Offset next_offset_{0};
-  // Shared with sync callbacks, which may run after the Log is gone.
-  std::shared_ptr<std::atomic<int64_t>> durable_ = std::make_shared<std::atomic<int64_t>>(0);
+  // The offset below which everything is durable, shared with sync callbacks (which may
+  // run after the Log is gone). A truncation lowers it and starts a new generation, so
+  // that a sync requested before it cannot later mark the offsets appended after it as
+  // durable; the offset is read without the lock.
+  struct Durability {
+    std::mutex mu;
+    uint64_t generation = 0;  // guarded by mu
+    std::atomic<int64_t> offset{0};  // written under mu
+    void set(int64_t v) {
+      std::lock_guard lock(mu);
+      offset.store(v, std::memory_order_release);
+    }
+  };
+  std::shared_ptr<Durability> durable_ = std::make_shared<Durability>();
   std::shared_ptr<std::atomic<bool>> sync_failed_ = std::make_shared<std::atomic<bool>>(false);
   int64_t last_sync_request_ms_ = 0;
   Offset sync_requested_{0};

@@ -24,7 +24,7 @@ void Log::note_written(const std::shared_ptr<File>& txn_file) {
 
 void Log::sync(SyncService::Done done) {
   check_owner();
-  const int64_t durable = durable_->load(std::memory_order_acquire);
+  const int64_t durable = durable_->offset.load(std::memory_order_acquire);
   // Drop files whose data is already durable; keep the active one.
   std::erase_if(dirty_, [&](const Dirty& d) {
     return d.end.value() <= durable && d.file != active().log_file();
@@ -35,14 +35,21 @@ void Log::sync(SyncService::Done done) {
   sync_requested_ = next_offset_;
   auto state = durable_;
   auto failed = sync_failed_;
-  sync_->request(std::move(files), [state, failed, target, done = std::move(done)](auto r) {
+  uint64_t generation = 0;
+  {
+    std::lock_guard lock(state->mu);
+    generation = state->generation;
+  }
+  sync_->request(std::move(files), [state, failed, target, generation, done = std::move(done)](auto r) {
     // Linux may drop unwritten pages and clear the error after a failed fdatasync, so a
     // later sync could "succeed" without the data: the log goes offline for good (Kafka
     // takes the log dir offline).
     if (!r.ok()) failed->store(true);
     if (r.ok() && !failed->load()) {
-      int64_t seen = state->load(std::memory_order_relaxed);
-      while (seen < target && !state->compare_exchange_weak(seen, target)) {
+      std::lock_guard lock(state->mu);
+      // A truncation since the request: `target` may name offsets written after it.
+      if (state->generation == generation && state->offset.load(std::memory_order_relaxed) < target) {
+        state->offset.store(target, std::memory_order_release);
       }
     }
     done(std::move(r));
@@ -52,13 +59,13 @@ void Log::sync(SyncService::Done done) {
 Result<void, StorageError> Log::flush() {
   check_owner();
   for (auto& [base, seg] : segments_) {
-    if (seg->next_offset().value() > durable_->load() || seg.get() == &active()) {
+    if (seg->next_offset().value() > durable_->offset.load() || seg.get() == &active()) {
       if (auto r = seg->flush(); !r) return r;
     }
   }
   if (auto r = flush_snapshots(); !r) return r;
   if (auto r = flush_epochs(); !r) return r;
-  durable_->store(next_offset_.value());
+  durable_->set(next_offset_.value());
   dirty_.clear();
   sync_requested_ = next_offset_;
   return {};

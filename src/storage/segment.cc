@@ -189,6 +189,23 @@ Result<std::optional<BatchLocation>, StorageError> Segment::find_batch(Offset ta
   return std::optional<BatchLocation>{};
 }
 
+Result<uint64_t, StorageError> Segment::truncate_to(Offset offset) {
+  auto loc = find_batch(offset);
+  if (!loc) return fail(loc.error());
+  if (!*loc) return uint64_t(0);  // every batch ends below `offset`
+  const uint64_t keep = (*loc)->position;
+  const uint64_t removed = size_ - keep;
+  if (auto t = log_->truncate(keep); !t) return fail(t.error());
+  offsets_.truncate_to(offset);
+  times_.truncate_to(offset);
+  if (auto t = txns_->truncate_to(offset); !t) return fail(t.error());
+  size_ = keep;
+  if (keep == 0) rolling_timestamp_ = -1;
+  bytes_since_index_entry_ = 0;
+  if (auto r = load_tail_state(); !r) return fail(r.error());
+  return removed;
+}
+
 Result<std::optional<FileRegion>, StorageError> Segment::read(Offset start, uint64_t max_bytes,
                                                               bool min_one_batch,
                                                               uint64_t max_position) const {

@@ -101,6 +101,10 @@ class Segment {
   // Appends whole, stamped batches with one write, then their index entries.
   // Requires offsets above next_offset() and the batches' sizes to sum to batches.size().
   Result<void, StorageError> append(Bytes batches, std::span<const BatchInfo> infos);
+  // Kafka's LogSegment.truncateTo: removes the batch whose last offset >= `offset` and
+  // every batch after it (file, offset, time and txn indexes); returns the bytes removed.
+  // next_offset() is then the removed batch's first offset (or the base when empty).
+  Result<uint64_t, StorageError> truncate_to(Offset offset);
   // Kafka's roll rules for an append of `bytes` whose last offset is `last_offset`.
   bool should_roll(uint64_t bytes, Offset last_offset, int64_t max_timestamp, int64_t now_ms,
                    const LogConfig& config) const;
