@@ -13,6 +13,7 @@
 #include "broker/fan_out.h"
 #include "broker/group_log.h"
 #include "broker/metrics.h"
+#include "broker/replica_fetcher.h"
 #include "broker/txn_log.h"
 #include "client/peer_pool.h"
 #include "cluster/node.h"
@@ -43,7 +44,8 @@ size_t usable_cores() {
 
 Broker::Broker(BrokerConfig config)
     : config_(std::move(config)),
-      fetch_sessions_(config_.max_incremental_fetch_session_cache_slots) {}
+      fetch_sessions_(config_.max_incremental_fetch_session_cache_slots),
+      replication_(std::make_unique<Replication>(config_.node_id, config_.replica_lag_time_max_ms)) {}
 
 Broker::~Broker() { stop(); }
 
@@ -265,6 +267,20 @@ asio::awaitable<void> Broker::maintenance_loop() {
         asio::post(shard(offsets_partition_shard(p)), [this, p, now] { groups_->expire(p, now); });
       }
     }
+    // acks=all waits past their request's timeout fail; in a cluster, the ISR changes
+    // the followers' progress calls for (replica.lag.time.max.ms) go to etcd.
+    replication_->expire(now);
+    if (cluster_) {
+      auto snapshot = metadata();
+      auto changes = replication_->isr_changes(
+          now, std::max<int64_t>(config_.replica_lag_time_max_ms / 2, 1000),
+          [&snapshot](const storage::TopicPartition& tp) -> const PartitionMeta* {
+            const TopicMeta* t = snapshot->topic(tp.topic);
+            if (t == nullptr || tp.partition.value() >= t->partition_count()) return nullptr;
+            return &t->partitions[size_t(tp.partition.value())];
+          });
+      if (!changes.empty()) co_await propose_isr_changes(std::move(changes));
+    }
     if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms
       last_checkpoint = now;
       co_await write_checkpoints();
@@ -295,6 +311,7 @@ void Broker::stop() {
   stopped_ = true;
   if (cluster_) cluster_->leave();  // the others see this broker go at once
   if (peers_) peers_->stop();       // marker writes in flight are retried after a restart
+  if (fetchers_) fetchers_->stop();  // before the shards: they post to them
   asio::post(shard(0), [this] { maintenance_->cancel(); });
   if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards

@@ -19,6 +19,7 @@
 #include "broker/config.h"
 #include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
+#include "broker/replication.h"
 #include "broker/metadata_snapshot.h"
 #include "broker/producer_ids.h"
 #include "broker/topics.h"
@@ -41,6 +42,7 @@ struct ClusterView;
 namespace strata::broker {
 
 class MetricsServer;
+class ReplicaFetchers;
 
 struct RequestContext {
   protocol::RequestHeader header;
@@ -102,6 +104,16 @@ class Broker : public net::RequestHandler {
       const std::map<std::string, std::string>& configs, bool validate_only,
       int16_t replication_factor = -1, const std::vector<std::vector<int32_t>>& assignment = {});
   bool in_cluster() const { return cluster_ != nullptr; }
+  // Kafka's broker epoch (the registration's create revision); -1 on the single node.
+  int64_t broker_epoch() const;
+  // The leader's side of replication (broker/replication.h); the followers' fetchers
+  // run in a cluster only (broker/replica_fetcher.h).
+  Replication& replication() { return *replication_; }
+  // The leader epoch this leader stamps on `tp`'s batches (its metadata's; 0 alone).
+  LeaderEpoch leader_epoch_of(const storage::TopicPartition& tp) const;
+  // After an append as leader, on the owner shard: a replicated partition's high
+  // watermark follows (an ISR of one) and fetches waiting on it wake.
+  void after_leader_append(const storage::TopicPartition& tp, storage::Log& log);
   // Requests to the other brokers (WriteTxnMarkers); in a cluster only.
   client::PeerPool& peers();
   // Deletes a topic: gone from metadata first, then its logs are removed on their owners.
@@ -211,6 +223,8 @@ class Broker : public net::RequestHandler {
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
   asio::awaitable<void> write_checkpoints();
+  // The ISR changes this leader asks for, written to etcd (cluster_isr.cc).
+  asio::awaitable<void> propose_isr_changes(std::vector<IsrChange> changes);
   asio::awaitable<bool> ensure_internal_topic(const std::string& name, int32_t partitions,
                                               int32_t segment_bytes, std::atomic<bool>& ready);
 
@@ -249,6 +263,9 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<cluster::ClusterNode> cluster_;
   // The inter-broker channel, made with cluster_ (client/peer_pool.h).
   std::unique_ptr<client::PeerPool> peers_;
+  std::unique_ptr<Replication> replication_;
+  // Followers' fetch threads (cluster only), stopped before the shards.
+  std::unique_ptr<ReplicaFetchers> fetchers_;
   std::atomic<bool> stopped_{false};
 };
 

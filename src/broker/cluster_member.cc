@@ -6,6 +6,7 @@
 #include <cassert>
 
 #include "broker/broker.h"
+#include "broker/replica_fetcher.h"
 #include "client/peer_pool.h"
 #include "cluster/node.h"
 #include "storage/partition_metadata.h"
@@ -54,6 +55,7 @@ Result<void, std::string> Broker::join_cluster() {
   peers.request_timeout_ms = config_.request_timeout_ms;
   peers.client_id = "strata-broker-" + std::to_string(config_.node_id);
   peers_ = std::make_unique<client::PeerPool>(std::move(peers));
+  fetchers_ = std::make_unique<ReplicaFetchers>(*this);
   producer_ids_.reserve_from([this] {
     return cluster::allocate_producer_ids(cluster_->etcd(), cluster_->keys(), config_.node_id,
                                           ProducerIds::kBlockSize);
@@ -61,6 +63,7 @@ Result<void, std::string> Broker::join_cluster() {
   auto joined = cluster_->join([this](const std::shared_ptr<const cluster::ClusterView>& v) { on_cluster_view(v); });
   if (!joined) return joined;
   if (auto ids = producer_ids_.prefetch(); !ids) spdlog::warn("producer ids: {}", ids.error());
+  fetchers_->update(*metadata());
   return {};
 }
 

@@ -96,13 +96,6 @@ asio::awaitable<Result<TopicInfo, ApiErr>> Broker::create_topic_in_cluster(
     if (!placed) co_return fail(placed.error());
     replicas = std::move(*placed);
   }
-  // Followers do not fetch yet (issue 15): a second replica would be an empty log the
-  // controller could elect, so more than one is refused rather than silently unsafe.
-  if (!replicas.empty() && replicas[0].size() > 1) {
-    co_return fail(ApiErr{kafka_error::kInvalidReplicationFactor,
-                          "Replication factor " + std::to_string(replicas[0].size()) +
-                              ": this cluster does not replicate yet; use 1."});
-  }
   if (validate_only) co_return TopicInfo{name, {}, int32_t(replicas.size()), configs};
   const Uuid id = new_topic_id();
   const cluster::Keys& keys = cluster_->keys();

@@ -135,6 +135,18 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"num.partitions", [this](auto& k, auto& v) { return to_int(k, v, num_partitions); }},
       {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
       {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},
+      {"min.insync.replicas", [this](auto& k, auto& v) { return log_defaults.apply({{k, v}}); }},
+      {"replica.lag.time.max.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, replica_lag_time_max_ms); !r) return r;
+         if (replica_lag_time_max_ms < 1) return fail(k + ": at least 1");
+         return {};
+       }},
+      {"num.replica.fetchers", [this](auto& k, auto& v) -> Result<void, std::string> {
+         if (auto r = to_int(k, v, num_replica_fetchers); !r) return r;
+         if (num_replica_fetchers < 1) return fail(k + ": at least 1");
+         return {};
+       }},
+      {"strata.replica.fsync", bool_of(replica_fsync)},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, message_max_bytes); !r) return r;
          return log_defaults.apply({{"max.message.bytes", v}});

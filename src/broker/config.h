@@ -37,6 +37,16 @@ struct BrokerConfig {
   // socket.connection.setup.timeout.ms each connection attempt.
   int32_t request_timeout_ms = 30000;
   int32_t socket_connection_setup_timeout_ms = 10000;
+  // Replication (issue 15; broker/replication.h). replica.lag.time.max.ms: a follower
+  // that has not caught up with the leader's log end for this long leaves the ISR.
+  // num.replica.fetchers: fetcher threads per leader broker. strata.replica.fsync
+  // (Strata's own; Kafka's followers never fsync): a follower makes what it appended
+  // durable before its next fetch reports it, so an acknowledged acks=all record is on
+  // the disk of every in-sync replica, not only in its page cache; false trades that
+  // for Kafka's behaviour (durability by replication alone).
+  int32_t replica_lag_time_max_ms = 30000;
+  int32_t num_replica_fetchers = 1;
+  bool replica_fsync = true;
   int32_t num_partitions = 1;                 // num.partitions
   int16_t default_replication_factor = 1;     // default.replication.factor
   bool auto_create_topics_enable = true;      // auto.create.topics.enable

@@ -8,6 +8,7 @@
 #include <latch>
 
 #include "broker/broker.h"
+#include "broker/replica_fetcher.h"
 #include "cluster/view.h"
 #include "broker/errors.h"
 #include "broker/topic_logs.h"
@@ -74,6 +75,7 @@ void Broker::publish_metadata() {
   }
   metadata_.publish(
       std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics), cluster_meta_));
+  if (fetchers_) fetchers_->update(*metadata_.current());
 }
 
 storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& topic_id) {

@@ -19,7 +19,21 @@ namespace strata::broker {
 class DurableWait : public std::enable_shared_from_this<DurableWait> {
  public:
   // `items`: how many results the caller tracks (indexes for sync()).
-  explicit DurableWait(size_t items) : failed_(items) {}
+  explicit DurableWait(size_t items) : failed_(items), errors_(items) {}
+
+  // One more completion to wait for, besides syncs (acks=all's high watermark): the
+  // returned callable must be called once, from any thread, with a Kafka error code
+  // (0: fine) that item `index` then answers with.
+  std::function<void(int16_t)> hold(size_t index) {
+    {
+      std::lock_guard lock(mu_);
+      ++left_;
+    }
+    return [self = shared_from_this(), index](int16_t error) {
+      if (error != 0) self->errors_[index].store(error);
+      self->finish_one();
+    };
+  }
 
   // On the log's owner shard: asks for everything appended so far to be made durable;
   // item `index` fails if that sync fails.
@@ -57,6 +71,8 @@ class DurableWait : public std::enable_shared_from_this<DurableWait> {
   }
 
   bool failed(size_t index) const { return failed_[index].load(); }
+  // The error a hold() completion gave item `index`; 0 if none.
+  int16_t error(size_t index) const { return errors_[index].load(); }
 
  private:
   void finish_one() {
@@ -72,6 +88,7 @@ class DurableWait : public std::enable_shared_from_this<DurableWait> {
   size_t left_ = 0;
   std::function<void()> resume_;
   std::vector<std::atomic<bool>> failed_;
+  std::vector<std::atomic<int16_t>> errors_;
 };
 
 }  // namespace strata::broker

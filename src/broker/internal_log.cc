@@ -27,7 +27,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   if (batch->size() > size_t(log->config().max_message_bytes)) {
     return answer(KafkaError::kRecordListTooLarge);
   }
-  auto appended = log->append(MutableBytes(*batch), LeaderEpoch(0), now,
+  auto appended = log->append(MutableBytes(*batch), broker.leader_epoch_of(tp), now,
                               storage::AppendOrigin::kCoordinator);
   if (!appended) {
     spdlog::error("append to {}-{} failed: {}", tp.topic, tp.partition.value(),
@@ -35,6 +35,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
     return answer(kafka_error_of(appended.error()));
   }
   broker.fetch_waiters().notify(tp);
+  broker.after_leader_append(tp, *log);
   log->sync([answer](Result<void, storage::StorageError> r) {
     answer(r.ok() ? KafkaError::kNone : KafkaError::kKafkaStorageError);
   });

@@ -36,13 +36,14 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   if (log == nullptr) return done(KafkaError::kUnknownTopicOrPartition);
   storage::TxnMarker marker{ProducerId(m.producer_id), ProducerEpoch(m.producer_epoch),
                             m.coordinator_epoch, m.commit};
-  auto appended = log->append_marker(marker, LeaderEpoch(0), now_ms());
+  auto appended = log->append_marker(marker, broker.leader_epoch_of(tp), now_ms());
   if (!appended) {
     spdlog::warn("marker for producer {} epoch {} on {}-{}: {}", m.producer_id, m.producer_epoch,
                  tp.topic, tp.partition.value(), appended.error().message());
     return done(kafka_error_of(appended.error()));
   }
   broker.fetch_waiters().notify(tp);
+  broker.after_leader_append(tp, *log);
   // A __consumer_offsets partition's group offsets follow the marker once it is durable
   // (on the partition's shard, where the groups live).
   const bool offsets = tp.topic == group::kOffsetsTopic;

@@ -83,6 +83,22 @@ class KafkaClient {
     return pick_version(Req::kApiKey, Req::kVersions);
   }
 
+  // As call() below, for answers whose RECORDS fields are views into the response frame
+  // (Fetch): the frame's bytes move into `keep`, which must outlive the answer.
+  template <class Resp, class Req>
+  Result<Resp, ClientError> call(Req& request, std::vector<uint8_t>& keep) {
+    const std::optional<int16_t> v = version<Req>();
+    if (!v) return fail(unsupported(Req::kApiKey));
+    const bool flexible = *v >= Req::kFlexibleFrom;
+    protocol::Output body;
+    protocol::Encoder(body, *v, flexible).encode(request);
+    auto frame = exchange(Req::kApiKey, *v, flexible, body.bytes, flexible ? 1 : 0);
+    if (!frame) return fail(frame.error());
+    auto decoded = decode<Resp>(*frame, *v, flexible, Req::kApiKey);
+    keep = std::move(frame->bytes);  // the buffer moves, the views into it stay valid
+    return decoded;
+  }
+
   // Sends `request` in version<Req>() and decodes the answer as `Resp` in that version.
   template <class Resp, class Req>
   Result<Resp, ClientError> call(Req& request) {

@@ -42,7 +42,11 @@ void prefetch_header(Bytes batches, size_t pos) {
 }  // namespace
 
 Log::Log(std::string dir, const LogOptions& options)
-    : dir_(std::move(dir)), config_(options.config), sync_(options.sync), offload_(options.offload) {}
+    : dir_(std::move(dir)),
+      config_(options.config),
+      sync_(options.sync),
+      checkpointed_hw_(options.high_watermark),
+      offload_(options.offload) {}
 
 Log::~Log() = default;
 

@@ -48,6 +48,7 @@ struct LogOptions {
   LogConfig config;
   Offset recovery_point{0};    // from recovery-point-offset-checkpoint
   Offset log_start_offset{0};  // from log-start-offset-checkpoint
+  std::optional<Offset> high_watermark;  // from replication-offset-checkpoint
   bool clean_shutdown = false; // the log dir had its clean-shutdown marker
   int64_t now_ms = 0;
   SyncService* sync = nullptr; // required for sync(); may be null for read-only use
@@ -151,7 +152,8 @@ class Log {
   // Kafka's firstUnstableOffset: the first offset of the earliest open transaction;
   // nullopt if none is open. The last stable offset is the smaller of it and the high
   // watermark. (Kafka also holds it at a transaction whose marker is above the high
-  // watermark; here the high watermark is the log end, so there is no such one.)
+  // watermark: a marker not yet replicated; the caller takes the minimum, which is the
+  // same bound.)
   std::optional<Offset> first_unstable_offset() const {
     check_owner();
     return producers_.first_unstable_offset();
@@ -174,6 +176,21 @@ class Log {
 
   Offset log_start_offset() const { check_owner(); return log_start_; }
   Offset log_end_offset() const { check_owner(); return next_offset_; }
+  // Kafka's high watermark: what consumers may read. With one replica (the single node,
+  // replication factor 1) it is the log end. A replicated partition's log tracks it
+  // (track_high_watermark): the leader raises it as the ISR's fetches show their log
+  // ends, a follower takes the leader's; it never passes the log end and never moves
+  // back except with a truncation below it.
+  Offset high_watermark() const { check_owner(); return tracked_hw_ ? std::min(*tracked_hw_, next_offset_) : next_offset_; }
+  bool tracks_high_watermark() const { check_owner(); return tracked_hw_.has_value(); }
+  // Starts tracking, at the high watermark replication-offset-checkpoint recorded for
+  // this log (LogOptions::high_watermark), else the log end; clamped to [log start, log
+  // end]. No-op when tracking.
+  void track_high_watermark();
+  // Raises the tracked high watermark to `hw` (clamped to the log end); true if it moved.
+  bool raise_high_watermark(Offset hw);
+  // Back to the log end as the high watermark (the partition has one replica again).
+  void untrack_high_watermark() { check_owner(); tracked_hw_.reset(); }
   // Everything below it is durable (fdatasync'ed).
   // What a crash keeps without recovery: the data made durable, but never past an added
   // leader epoch whose checkpoint is not yet durable (recovery rebuilds it from the batches).
@@ -277,6 +294,8 @@ class Log {
   std::map<int64_t, std::unique_ptr<Segment>> segments_;  // by base offset
   Offset log_start_{0};
   Offset next_offset_{0};
+  std::optional<Offset> tracked_hw_;  // nullopt: the log end is the high watermark
+  std::optional<Offset> checkpointed_hw_;  // where tracking starts (LogOptions)
   // The offset below which everything is durable, shared with sync callbacks (which may
   // run after the Log is gone). A truncation lowers it and starts a new generation, so
   // that a sync requested before it cannot later mark the offsets appended after it as

@@ -60,6 +60,7 @@ Result<void, std::string> LogConfig::apply(const std::map<std::string, std::stri
       {"flush.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, flush_ms); }},
       {"max.message.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 0, max_message_bytes); }},
       {"file.delete.delay.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, file_delete_delay_ms); }},
+      {"min.insync.replicas", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 1, min_insync_replicas); }},
       {"min.cleanable.dirty.ratio", [&](auto& n, auto& v) { return parse_ratio(n, v, min_cleanable_dirty_ratio); }},
       {"min.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, min_compaction_lag_ms); }},
       {"max.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 1, max_compaction_lag_ms); }},

@@ -21,6 +21,8 @@ struct LogConfig {
   int64_t flush_ms = INT64_MAX;             // flush.ms
   int32_t max_message_bytes = 1048588;      // max.message.bytes
   int64_t file_delete_delay_ms = 60000;     // file.delete.delay.ms
+  // min.insync.replicas: acks=all needs this many in-sync replicas (replication).
+  int32_t min_insync_replicas = 1;
   std::string cleanup_policy = "delete";    // cleanup.policy
   std::string message_timestamp_type = "CreateTime";  // message.timestamp.type
   std::string compression_type = "producer";          // compression.type

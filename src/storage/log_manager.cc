@@ -140,6 +140,8 @@ Result<void, StorageError> LogManager::load() {
   if (!recovery) return fail(recovery.error());
   auto starts = read_offset_checkpoint(dir + "/" + kLogStarts);
   if (!starts) return fail(starts.error());
+  auto highs = read_offset_checkpoint(dir + "/" + kReplicationOffsets);
+  if (!highs) return fail(highs.error());
   if (auto c = load_cleaner_checkpoint(); !c) return c;
 
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
@@ -160,6 +162,7 @@ Result<void, StorageError> LogManager::load() {
     o.offload = options_.offload;
     if (auto it = recovery->find(*tp); it != recovery->end()) o.recovery_point = it->second;
     if (auto it = starts->find(*tp); it != starts->end()) o.log_start_offset = it->second;
+    if (auto it = highs->find(*tp); it != highs->end()) o.high_watermark = it->second;
     auto log = Log::open(entry.path().string(), o);
     if (!log) return fail(log.error());
     for (const std::string& note : (*log)->recovery_report().notes) {
@@ -324,8 +327,7 @@ std::vector<TopicPartition> LogManager::partitions() const {
 }
 
 CheckpointFigures LogManager::figures_of(const Log& log) {
-  // A single node: the high watermark is the log end.
-  return {log.recovery_point(), log.log_start_offset(), log.log_end_offset()};
+  return {log.recovery_point(), log.log_start_offset(), log.high_watermark()};
 }
 
 Result<void, StorageError> LogManager::write_checkpoints(const CheckpointMap& figures) {

@@ -1,5 +1,6 @@
 // A follower's side of a log (replication, issue 15): the leader's batches appended as
 // they are, and truncation to the point where a follower's log diverged from its leader.
+#include <algorithm>
 #include <string>
 
 #include "record/control.h"
@@ -88,6 +89,21 @@ Result<AppendResult, StorageError> Log::append_replicated(MutableBytes batches, 
   return result;
 }
 
+void Log::track_high_watermark() {
+  check_owner();
+  if (tracked_hw_) return;
+  tracked_hw_ = std::clamp(checkpointed_hw_.value_or(next_offset_), log_start_, next_offset_);
+}
+
+bool Log::raise_high_watermark(Offset hw) {
+  check_owner();
+  if (!tracked_hw_) return false;
+  const Offset next = std::min(hw, next_offset_);
+  if (next <= *tracked_hw_) return false;
+  tracked_hw_ = next;
+  return true;
+}
+
 Result<Offset, StorageError> Log::truncate_to(Offset offset, int64_t now_ms) {
   check_owner();
   if (auto w = check_writable(); !w) return fail(w.error());
@@ -104,6 +120,7 @@ Result<Offset, StorageError> Log::truncate_to(Offset offset, int64_t now_ms) {
   }
   if (auto t = active().truncate_to(offset); !t) return fail(t.error());
   next_offset_ = active().next_offset();
+  if (tracked_hw_ && *tracked_hw_ > next_offset_) tracked_hw_ = next_offset_;
   // What was made durable past the new end is gone with it, and a sync in flight must
   // not mark what comes next as durable (a new generation).
   {

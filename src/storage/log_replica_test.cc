@@ -227,5 +227,49 @@ TEST(LogReplica, TruncationRestoresAnEarlierTransactionsOpenState) {
   EXPECT_EQ(log->producers().find(kA)->current_txn_first_offset, Offset(0));
 }
 
+TEST(LogReplica, TheHighWatermarkIsTheLogEndUntilTracked) {
+  TempDir dir;
+  auto log = open_txn_log(dir);
+  for (int i = 0; i < 5; ++i) {
+    std::vector<uint8_t> b = make_batch(2, kTxnNow);
+    ASSERT_TRUE(log->append(b, LeaderEpoch(0), kTxnNow).ok());
+  }
+  EXPECT_EQ(log->high_watermark(), Offset(10));  // one replica: everything is committed
+  log->track_high_watermark();                    // no checkpoint: from the log end
+  EXPECT_EQ(log->high_watermark(), Offset(10));
+  std::vector<uint8_t> b = make_batch(2, kTxnNow);
+  ASSERT_TRUE(log->append(b, LeaderEpoch(0), kTxnNow).ok());
+  EXPECT_EQ(log->high_watermark(), Offset(10));  // waits for the ISR now
+  EXPECT_FALSE(log->raise_high_watermark(Offset(9)));  // never backwards
+  EXPECT_TRUE(log->raise_high_watermark(Offset(50)));  // clamped to the log end
+  EXPECT_EQ(log->high_watermark(), Offset(12));
+  ASSERT_TRUE(log->truncate_to(Offset(4), kTxnNow).ok());
+  EXPECT_EQ(log->high_watermark(), Offset(4));  // a truncation below it takes it down
+  // A reads stops at it for consumers (the broker passes it as max_offset).
+  log->untrack_high_watermark();
+  EXPECT_EQ(log->high_watermark(), log->log_end_offset());
+}
+
+TEST(LogReplica, TrackingStartsAtTheCheckpointedHighWatermark) {
+  TempDir dir;
+  {
+    auto log = open_txn_log(dir);
+    for (int i = 0; i < 5; ++i) {
+      std::vector<uint8_t> b = make_batch(2, kTxnNow);
+      ASSERT_TRUE(log->append(b, LeaderEpoch(0), kTxnNow).ok());
+    }
+    ASSERT_TRUE(log->close().ok());
+  }
+  LogOptions o;
+  o.clean_shutdown = true;
+  o.now_ms = kTxnNow;
+  o.high_watermark = Offset(6);
+  auto log = Log::open(dir.str(), o);
+  ASSERT_TRUE(log.ok());
+  EXPECT_EQ((*log)->high_watermark(), Offset(10));
+  (*log)->track_high_watermark();
+  EXPECT_EQ((*log)->high_watermark(), Offset(6));
+}
+
 }  // namespace
 }  // namespace strata::storage

@@ -38,7 +38,7 @@ TOPIC_CONFIGS = {
     "cleanup.policy", "compression.type", "delete.retention.ms", "file.delete.delay.ms",
     "flush.messages", "flush.ms", "index.interval.bytes", "max.compaction.lag.ms",
     "max.message.bytes", "message.timestamp.type", "min.cleanable.dirty.ratio",
-    "min.compaction.lag.ms", "retention.bytes", "retention.ms", "segment.bytes",
+    "min.compaction.lag.ms", "min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes",
     "segment.index.bytes", "segment.ms",
 }
 

@@ -30,8 +30,9 @@ DeleteRecordsResponse::Partition delete_before(storage::Log& log, int64_t offset
     out.error_code = kafka_error::kPolicyViolation;
     return out;
   }
-  const int64_t target = offset == kHighWatermark ? log.log_end_offset().value() : offset;
-  if (target < 0) {
+  const int64_t hw = log.high_watermark().value();
+  const int64_t target = offset == kHighWatermark ? hw : offset;
+  if (target < 0 || target > hw) {  // Kafka: not past the high watermark
     out.error_code = kafka_error::kOffsetOutOfRange;
     return out;
   }

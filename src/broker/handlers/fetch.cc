@@ -11,6 +11,7 @@
 
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
+#include "broker/leader_epochs.h"
 #include "broker/partitions.h"
 
 namespace strata::broker {
@@ -22,6 +23,9 @@ namespace {
 
 struct Read {
   int16_t error = 0;
+  // KIP-320: a follower whose last fetched epoch ends, on this leader, before its fetch
+  // offset (or is not the leader's): the epoch and end offset to truncate to.
+  std::optional<std::pair<int32_t, int64_t>> diverging;
   int64_t high_watermark = -1;
   int64_t last_stable_offset = -1;
   int64_t log_start_offset = -1;
@@ -84,18 +88,20 @@ bool from_follower(const FetchRequest& request, int16_t version) {
 
 // One partition's read on its owner shard: figures, and whole batches from fetch_offset
 // up to `limit` bytes (at least one batch when `min_one_batch`).
+// A consumer reads up to the high watermark (the last stable offset with
+// read_committed); a follower (`replica`) up to the log end, as Kafka's fetch isolation.
 Read read_on_owner(const storage::Log* log, int64_t fetch_offset, uint64_t limit,
-                   bool min_one_batch, bool committed) {
+                   bool min_one_batch, bool committed, bool replica) {
   Read out;
   if (log == nullptr) {  // deleted or re-created since the request's snapshot
     out.error = kafka_error::kUnknownTopicOrPartition;
     return out;
   }
-  out.high_watermark = log->log_end_offset().value();
+  out.high_watermark = log->high_watermark().value();
   out.last_stable_offset = last_stable_offset(*log, out.high_watermark);
   out.log_start_offset = log->log_start_offset().value();
   std::optional<Offset> max_offset;
-  if (committed) max_offset = Offset(out.last_stable_offset);
+  if (!replica) max_offset = Offset(committed ? out.last_stable_offset : out.high_watermark);
   auto region = log->read(Offset(fetch_offset), limit, min_one_batch, max_offset);
   if (!region) {
     out.error = code_of(kafka_error_of(region.error()));
@@ -108,7 +114,8 @@ Read read_on_owner(const storage::Log* log, int64_t fetch_offset, uint64_t limit
   return out;
 }
 
-// The request's partitions against its snapshot (by topic id from v13).
+// The request's partitions against its snapshot (by topic id from v13), each fetch's
+// current_leader_epoch (v9+) checked against the partition's.
 std::vector<PartitionRef> resolve_all(Broker& broker, const MetadataSnapshot& snapshot,
                                       const std::vector<FetchWant>& wants, int16_t version) {
   std::vector<PartitionRef> refs;
@@ -121,8 +128,32 @@ std::vector<PartitionRef> resolve_all(Broker& broker, const MetadataSnapshot& sn
     } else {
       refs.push_back(resolve_partition(broker, snapshot, want.topic, want.partition));
     }
+    PartitionRef& ref = refs.back();
+    if (ref.error == 0) {
+      const int32_t ours = ref.meta->partitions[size_t(want.partition)].leader_epoch;
+      ref.error = check_current_epoch(want.current_leader_epoch, ours);
+    }
   }
   return refs;
+}
+
+// On the owner shard, for a follower's fetch: its divergence (KIP-320) or, when it has
+// none, its progress, which may raise the high watermark.
+std::optional<std::pair<int32_t, int64_t>> follow(Broker& broker, const PartitionRef& ref, const FetchWant& want,
+                                                  int32_t follower, storage::Log& log) {
+  const PartitionMeta& meta = ref.meta->partitions[size_t(want.partition)];
+  if (want.last_fetched_epoch >= 0) {
+    auto [epoch, end] = end_offset_for(log.epochs(), want.last_fetched_epoch, log.log_end_offset().value(),
+                                       meta.leader_epoch);
+    if (epoch != kUndefinedEpoch && end >= 0 && (epoch < want.last_fetched_epoch || end < want.fetch_offset)) {
+      return std::make_pair(epoch, end);
+    }
+  }
+  if (Replication::replicated(meta) &&
+      broker.replication().on_follower_fetch(ref.tp, meta, follower, want.fetch_offset, log, now_ms())) {
+    broker.fetch_waiters().notify(ref.tp);  // consumers waiting for the high watermark
+  }
+  return std::nullopt;
 }
 
 // One pass over the fetch's partitions; fills `parts` and `answers` (same order as
@@ -135,7 +166,8 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
                                    const std::vector<PartitionRef>& refs,
                                    std::vector<FetchResponse::PartitionData>& parts,
                                    std::vector<FetchAnswer>& answers,
-                                   std::vector<storage::TopicPartition>& tps, int16_t version) {
+                                   std::vector<storage::TopicPartition>& tps, int16_t version,
+                                   int32_t follower) {
   parts.clear();
   answers.clear();
   tps.clear();
@@ -143,9 +175,19 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
                                              : UINT64_MAX;
   const bool committed = request.isolation_level == 1;
   std::vector<Read> reads(wants.size());
-  co_await for_each_log(broker, refs, [&reads, &wants, response_max, committed](size_t i, storage::Log* log) {
+  const bool replica = follower >= 0;
+  co_await for_each_log(broker, refs, [&broker, &refs, &reads, &wants, response_max, committed, follower,
+                                       replica](size_t i, storage::Log* log) {
+    if (replica && log != nullptr) {
+      if (auto diverging = follow(broker, refs[i], wants[i], follower, *log)) {
+        reads[i].diverging = diverging;
+        reads[i].high_watermark = log->high_watermark().value();
+        reads[i].log_start_offset = log->log_start_offset().value();
+        return;
+      }
+    }
     const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
-    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, true, committed);
+    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, true, committed, replica);
   });
   uint64_t total = 0;
   for (size_t i = 0; i < wants.size(); ++i) {
@@ -167,10 +209,12 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
     const bool first = total == 0;
     if (read.region && read.region->size > limit && !first) {
       const int64_t fetch_offset = want.fetch_offset;
-      read = co_await broker.on_shard(refs[i].shard, [&broker, ref = &refs[i], fetch_offset, limit, committed] {
-        return read_on_owner(broker.owned_log(ref->tp, ref->topic_id), fetch_offset, limit, false, committed);
+      read = co_await broker.on_shard(refs[i].shard, [&broker, ref = &refs[i], fetch_offset, limit, committed, replica] {
+        return read_on_owner(broker.owned_log(ref->tp, ref->topic_id), fetch_offset, limit, false, committed,
+                             replica);
       });
     }
+    if (read.diverging) pd.diverging_epoch = FetchResponse::EpochEndOffset{read.diverging->first, read.diverging->second};
     pd.error_code = read.error;
     pd.high_watermark = read.error == kafka_error::kUnknownTopicOrPartition ? -1 : read.high_watermark;
     pd.last_stable_offset = read.last_stable_offset;
@@ -238,7 +282,12 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
     // The snapshot stays with the request; a partition deleted meanwhile answers
     // UNKNOWN_TOPIC_OR_PARTITION from its owner shard.
     refs = resolve_all(broker, *ctx.metadata, fetch.partitions, version);
-    auto read = [&] { return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version); };
+    const int32_t follower = !from_follower(request, version) ? -1
+                             : version >= 15                  ? request.replica_state->replica_id
+                                                              : request.replica_id;
+    auto read = [&] {
+      return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version, follower);
+    };
     // The first read is posted before the turn passes on; the long poll that may follow
     // does not hold up the connection's next request.
     ctx.turn.release();

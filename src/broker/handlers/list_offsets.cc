@@ -18,7 +18,7 @@ constexpr int64_t kLatest = -1, kEarliest = -2, kMaxTimestamp = -3, kEarliestLoc
 ListOffsetsResponse::Partition lookup(storage::Log* log, int64_t ts, bool committed) {
   ListOffsetsResponse::Partition out;
   out.leader_epoch = 0;
-  int64_t fetchable = log->log_end_offset().value();
+  int64_t fetchable = log->high_watermark().value();  // what a consumer may read
   if (committed) {
     if (auto unstable = log->first_unstable_offset()) fetchable = std::min(fetchable, unstable->value());
   }

@@ -1,10 +1,12 @@
 // Produce: each partition's batch is validated once (framing, magic 2, CRC, records),
 // its offsets are stamped in place in the request buffer and it is appended as is,
 // whole or not at all. acks=-1 waits for fdatasync (group commit) unless the topic uses
-// Kafka's flush.messages/flush.ms policy; acks=0 gets no response.
+// Kafka's flush.messages/flush.ms policy, and on a replicated partition for its high
+// watermark; acks=0 gets no response.
 // Errors: INVALID_REQUIRED_ACKS, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
 // CORRUPT_MESSAGE / INVALID_RECORD (record::kafka_error_code), MESSAGE_TOO_LARGE,
-// KAFKA_STORAGE_ERROR; INVALID_TOPIC_EXCEPTION for the internal topics; INVALID_RECORD
+// KAFKA_STORAGE_ERROR; NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND and
+// REQUEST_TIMED_OUT (replicated, acks=-1); INVALID_TOPIC_EXCEPTION for the internal topics; INVALID_RECORD
 // for a record without a key on a compacted topic (cleanup.policy with compact);
 // for idempotent batches (storage/producer_state.h) OUT_OF_ORDER_SEQUENCE_NUMBER and
 // INVALID_PRODUCER_EPOCH, and a retried duplicate answers its original offsets.
@@ -112,13 +114,22 @@ void prepare(Job& job, ProduceRequest::PartitionData& p) {
 
 // On the partition's owner shard: the append, and the sync request when the answer
 // must wait for the disk (acks=-1, unless Kafka's flush policy is set for the topic).
-void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks,
+// A replicated partition (broker/replication.h) also waits, for acks=-1, until its high
+// watermark passes the batch (at most the request's timeout), and refuses acks=-1 with
+// NOT_ENOUGH_REPLICAS before appending while its ISR is below min.insync.replicas.
+void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks, int32_t timeout_ms,
                      DurableWait& durable, size_t index) {
   if (log == nullptr) {
     job.out.error = kafka_error::kUnknownTopicOrPartition;  // deleted or re-created meanwhile
     return;
   }
-  auto result = log->append(job.batch, LeaderEpoch(0), now_ms());
+  const PartitionMeta& meta = job.ref.meta->partitions[size_t(job.ref.tp.partition.value())];
+  const bool replicated = Replication::replicated(meta);
+  if (replicated && acks == -1 && meta.isr.size() < size_t(std::max(log->config().min_insync_replicas, 1))) {
+    job.out.error = kafka_error::kNotEnoughReplicas;
+    return;
+  }
+  auto result = log->append(job.batch, LeaderEpoch(std::max(meta.leader_epoch, 0)), now_ms());
   if (!result) {
     spdlog::warn("append to {}-{} failed: {}", job.ref.tp.topic, job.ref.tp.partition.value(),
                  result.error().message());
@@ -132,6 +143,15 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks,
   const storage::LogConfig& config = log->config();
   const bool kafka_flush_policy = config.flush_messages != INT64_MAX || config.flush_ms != INT64_MAX;
   if (acks == -1 && !kafka_flush_policy) durable.sync(*log, index);
+  if (!replicated) return;
+  const int64_t now = now_ms();
+  if (broker.replication().after_leader_append(job.ref.tp, meta, *log, now)) {
+    broker.fetch_waiters().notify(job.ref.tp);
+  }
+  if (acks == -1) {
+    broker.replication().wait_for_high_watermark(job.ref.tp, result->last_offset.value() + 1,
+                                                 now + std::max(timeout_ms, 0), *log, durable.hold(index));
+  }
 }
 
 // Bytes of the request's batches whose validation decompresses (a compressed batch) or
@@ -214,9 +234,10 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
   }
   auto durable = std::make_shared<DurableWait>(jobs.size());
   const int16_t acks = request.acks;
+  const int32_t timeout_ms = request.timeout_ms;
   ctx.turn.release();  // the appends below are posted before this coroutine suspends
-  co_await for_each_log(broker, refs, [&broker, &jobs, acks, d = durable.get()](size_t i, storage::Log* log) {
-    append_on_owner(broker, jobs[i], log, acks, *d, i);
+  co_await for_each_log(broker, refs, [&broker, &jobs, acks, timeout_ms, d = durable.get()](size_t i, storage::Log* log) {
+    append_on_owner(broker, jobs[i], log, acks, timeout_ms, *d, i);
   });
   co_await durable->wait();
   size_t at = 0;
@@ -227,7 +248,9 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
       const Job& job = jobs[at];
       ProduceResponse::PartitionResponse pr;
       pr.index = p.index;
-      pr.error_code = durable->failed(at) ? kafka_error::kKafkaStorageError : job.out.error;
+      pr.error_code = durable->failed(at) ? kafka_error::kKafkaStorageError
+                      : durable->error(at) != 0 ? durable->error(at)
+                                                : job.out.error;
       pr.base_offset = job.out.base_offset;
       pr.log_append_time_ms = job.out.log_append_time;
       pr.log_start_offset = job.out.log_start_offset;

@@ -101,32 +101,36 @@ asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broke
 
 asio::awaitable<DescribeProducersResponse> handle_describe_producers(
     Broker& broker, RequestContext& ctx, DescribeProducersRequest& request) {
+  // The producer state is the leader's (NOT_LEADER_OR_FOLLOWER elsewhere, as Kafka).
+  std::vector<PartitionRef> refs;
+  for (const auto& t : request.topics) {
+    for (int32_t index : t.partition_indexes) refs.push_back(resolve_partition(broker, *ctx.metadata, t.name, index));
+  }
+  using States = std::vector<DescribeProducersResponse::ProducerState>;
+  std::vector<States> states(refs.size());
+  std::vector<int16_t> gone(refs.size(), 0);
+  co_await for_each_log(broker, refs, [&states, &gone](size_t i, storage::Log* log) {
+    if (log == nullptr) {
+      gone[i] = kafka_error::kUnknownTopicOrPartition;
+      return;
+    }
+    for (const auto& [id, e] : log->producers().sorted()) {
+      states[i].push_back({id.value(), e->epoch.value(), e->last_sequence().value(), e->last_timestamp,
+                           e->coordinator_epoch, e->current_txn_first_offset.value()});
+    }
+  });
   DescribeProducersResponse r;
+  size_t at = 0;
   for (const auto& t : request.topics) {
     DescribeProducersResponse::Topic rt;
     rt.name = t.name;
     for (int32_t index : t.partition_indexes) {
       DescribeProducersResponse::Partition rp;
       rp.partition_index = index;
-      // The producer state is the leader's (NOT_LEADER_OR_FOLLOWER elsewhere, as Kafka).
-      const PartitionRef ref = resolve_partition(broker, *ctx.metadata, t.name, index);
-      if (ref.error != 0) {
-        rp.error_code = ref.error;
-        rt.partitions.push_back(std::move(rp));
-        continue;
-      }
-      rp.active_producers = co_await broker.on_shard(ref.shard, [&broker, &ref] {
-        std::vector<DescribeProducersResponse::ProducerState> out;
-        storage::Log* log = broker.owned_log(ref.tp, ref.topic_id);
-        if (log == nullptr) return out;
-        for (const auto& [id, e] : log->producers().sorted()) {
-          out.push_back({id.value(), e->epoch.value(), e->last_sequence().value(),
-                         e->last_timestamp, e->coordinator_epoch,
-                         e->current_txn_first_offset.value()});
-        }
-        return out;
-      });
+      rp.error_code = refs[at].error != 0 ? refs[at].error : gone[at];
+      rp.active_producers = std::move(states[at]);
       rt.partitions.push_back(std::move(rp));
+      ++at;
     }
     r.topics.push_back(std::move(rt));
   }

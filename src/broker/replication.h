@@ -1,0 +1,108 @@
+// The leader's side of replication (issue 15), for the partitions this broker leads with
+// more than one replica: each follower's fetch position, the high watermark they allow,
+// the acks=all produces waiting for it, and the ISR changes the leader asks etcd for.
+//
+// The rules are Kafka's Partition/ReplicaManager ones:
+//  - a follower's log end is the fetch offset of its latest fetch; it is caught up when
+//    that offset reached the leader's log end (its last caught-up time is then now);
+//  - the high watermark is the least log end over the ISR (the leader's own included),
+//    raised only, and not at all while the ISR is smaller than min.insync.replicas;
+//  - an ISR member not caught up for replica.lag.time.max.ms is dropped; a replica
+//    outside the ISR whose log end reached the high watermark is added back. Both are
+//    proposals: the broker writes them to the partition's state in etcd (compare and
+//    swap), and they take effect when the view brings them back.
+//
+// Threads: on_follower_fetch and after_leader_append on the partition's owner shard (they
+// touch its log); wait_for_high_watermark from there too; expire and isr_changes from
+// anywhere. One mutex guards the tables; callbacks run outside it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "broker/metadata_snapshot.h"
+#include "storage/checkpoint.h"
+#include "storage/log.h"
+
+namespace strata::broker {
+
+// A proposed ISR for a partition (same leader and leader epoch).
+struct IsrChange {
+  storage::TopicPartition tp;
+  std::vector<int32_t> isr;
+  int32_t leader_epoch = 0;
+};
+
+class Replication {
+ public:
+  using Done = std::function<void(int16_t error)>;  // a Kafka error code; 0: committed
+
+  Replication(int32_t self, int64_t lag_time_max_ms) : self_(self), lag_time_max_ms_(lag_time_max_ms) {}
+
+  // Whether `p` is replicated (its log tracks a high watermark): more than one replica.
+  static bool replicated(const PartitionMeta& p) { return p.replicas.size() > 1; }
+
+  // A follower's fetch of `tp` from `fetch_offset` (its log end), answered from `log`,
+  // which this broker leads per `meta`. Raises the high watermark if it may; true if it
+  // moved (the caller wakes consumers' long polls).
+  bool on_follower_fetch(const storage::TopicPartition& tp, const PartitionMeta& meta, int32_t follower,
+                         int64_t fetch_offset, storage::Log& log, int64_t now_ms);
+  // After this leader appended to `log`: with an ISR of one the high watermark follows.
+  bool after_leader_append(const storage::TopicPartition& tp, const PartitionMeta& meta,
+                           storage::Log& log, int64_t now_ms);
+  // acks=all: `done` runs once the high watermark passes `offset` (0, or
+  // NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is below min.insync.replicas by then),
+  // or with REQUEST_TIMED_OUT at `deadline_ms` (expire()), or at once if already passed.
+  void wait_for_high_watermark(const storage::TopicPartition& tp, int64_t offset, int64_t deadline_ms,
+                               const storage::Log& log, Done done);
+  // Fails the waits past their deadline; fails all of `tp`'s (NOT_LEADER_OR_FOLLOWER)
+  // when this broker no longer leads it (forget).
+  void expire(int64_t now_ms);
+  void forget(const storage::TopicPartition& tp);
+  // The ISR changes due now, per the last snapshot's states (`isr_of`: the ISR the
+  // partition has now, nullopt if this broker no longer leads it). A change is proposed
+  // again only after `retry_ms` without the view showing it.
+  std::vector<IsrChange> isr_changes(int64_t now_ms, int64_t retry_ms,
+                                     const std::function<const PartitionMeta*(const storage::TopicPartition&)>& meta_of);
+
+ private:
+  struct Follower {
+    int64_t log_end = -1;  // unknown until it fetches
+    int64_t caught_up_ms = 0;
+  };
+  struct Waiter {
+    int64_t offset = 0;
+    int64_t deadline_ms = 0;
+    Done done;
+  };
+  struct Led {
+    int32_t leader_epoch = -1;
+    int64_t since_ms = 0;     // when this broker started leading it at this epoch
+    int64_t high_watermark = 0;
+    int64_t log_end = 0;
+    size_t min_isr = 1;
+    std::vector<int32_t> isr;
+    std::vector<int32_t> replicas;
+    std::map<int32_t, Follower> followers;
+    std::vector<Waiter> waiters;
+    int64_t proposed_ms = -1;  // the last ISR change asked for, -1: none pending
+    std::vector<int32_t> proposed;
+  };
+
+  // Under mu_: the entry for `tp` as `meta` describes it (a new leader epoch resets it).
+  Led& led(const storage::TopicPartition& tp, const PartitionMeta& meta, const storage::Log& log, int64_t now_ms);
+  // Under mu_: raises `log`'s high watermark to what the ISR allows; the waiters it
+  // completes go to `ready`.
+  bool advance(Led& l, storage::Log& log, std::vector<std::pair<Done, int16_t>>& ready);
+  static void run(std::vector<std::pair<Done, int16_t>>& ready);
+
+  const int32_t self_;
+  const int64_t lag_time_max_ms_;
+  std::mutex mu_;
+  std::map<storage::TopicPartition, Led> led_;  // guarded by mu_
+};
+
+}  // namespace strata::broker

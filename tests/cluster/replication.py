@@ -1,0 +1,180 @@
+"""Issue 15, replication: 3 brokers on 1 etcd, replication factor 3, min.insync.replicas 2.
+
+- a topic of 6 partitions with 3 replicas each; an idempotent confluent-kafka producer
+  (acks=all) has every record acknowledged, a consumer reads them all back, exactly;
+- the followers' logs are the leader's byte for byte (every replica's segment files);
+- kill -9 of a broker that leads partitions: the controller elects new leaders from the
+  ISR, the producer keeps writing (2 replicas left, min ISR 2), the partitions it
+  followed drop it from their ISR within replica.lag.time.max.ms;
+- it restarts, catches up, rejoins every ISR; nothing acknowledged is lost, nothing is
+  read twice, and all replicas' logs are identical again;
+- with only one replica left, acks=all gets NOT_ENOUGH_REPLICAS and nothing is written.
+
+    replication.py STRATA_BINARY
+"""
+import glob
+import os
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import SESSION_MS, Cluster  # noqa: E402
+from strata_broker import check  # noqa: E402
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+binary = sys.argv[1]
+PARTITIONS = 6
+LAG_MS = 3000
+
+
+def partitions(admin, topic):
+    """{partition: (leader, replicas, isr)}, or {} while unknown."""
+    try:
+        md = admin.list_topics(topic, timeout=5)
+    except KafkaException:
+        return {}
+    t = md.topics.get(topic)
+    if t is None or t.error is not None:
+        return {}
+    return {p.id: (p.leader, sorted(p.replicas), sorted(p.isrs)) for p in t.partitions.values()}
+
+
+def wait_parts(admin, topic, pred, what, timeout=30):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = partitions(admin, topic)
+        if len(last) == PARTITIONS and pred(last):
+            check(True, what)
+            return last
+        time.sleep(0.2)
+    check(False, "%s (last: %s)" % (what, last))
+
+
+def produce(bootstrap, topic, n, tag, timeout=90):
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all",
+                  "linger.ms": 5, "message.timeout.ms": 60000})
+    acked, failed = [], []
+
+    def done(err, msg):
+        (acked if err is None else failed).append((msg.key(), msg.value()) if err is None else err)
+
+    for i in range(n):
+        p.produce(topic, key=b"%s-%d" % (tag, i), value=b"%s-%d" % (tag, i), callback=done)
+        if i % 200 == 0:
+            p.poll(0)
+    p.flush(timeout)
+    return acked, failed
+
+
+def consume_all(bootstrap, topic, expect, timeout=60):
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-" + uuid.uuid4().hex,
+                  "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.assign([TopicPartition(topic, p, 0) for p in range(PARTITIONS)])
+    got = []
+    deadline = time.time() + timeout
+    idle_until = None
+    while time.time() < deadline:
+        m = c.poll(0.3)
+        if m is not None and m.error() is None:
+            got.append((m.key(), m.value()))
+            idle_until = None
+        elif len(got) >= expect:
+            idle_until = idle_until or time.time() + 2  # a little longer: duplicates would show
+            if time.time() > idle_until:
+                break
+    c.close()
+    return got
+
+
+def segment_bytes(broker, topic, p):
+    out = b""
+    for path in sorted(glob.glob(os.path.join(broker.data, "%s-%d" % (topic, p), "*.log"))):
+        with open(path, "rb") as f:
+            out += f.read()
+    return out
+
+
+def wait_identical(c, topic, what, timeout=30):
+    deadline = time.time() + timeout
+    differing = None
+    while time.time() < deadline:
+        differing = []
+        for p in range(PARTITIONS):
+            copies = {b.node_id: segment_bytes(b, topic, p) for b in c.brokers}
+            if len(set(copies.values())) != 1 or not list(copies.values())[0]:
+                differing.append((p, {n: len(v) for n, v in copies.items()}))
+        if not differing:
+            check(True, what)
+            return
+        time.sleep(0.3)
+    check(False, "%s (differing: %s)" % (what, differing))
+
+
+with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": str(LAG_MS)}) as c:
+    c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3 and ctl > 0)
+    admin = AdminClient({"bootstrap.servers": c.bootstrap})
+    admin.create_topics([NewTopic("rep", PARTITIONS, 3, config={"min.insync.replicas": "2"})],
+                        request_timeout=30)["rep"].result(timeout=40)
+    parts = wait_parts(admin, "rep", lambda ps: all(l >= 0 and len(r) == 3 and len(i) == 3
+                                                    for l, r, i in ps.values()),
+                       "'rep' has 6 partitions of 3 replicas, all in sync")
+    leaders = sorted({l for l, _, _ in parts.values()})
+    check(leaders == [1, 2, 3], "leaders spread over the 3 brokers: %s" % leaders)
+
+    acked, failed = produce(c.bootstrap, "rep", 3000, b"a")
+    check(len(acked) == 3000 and not failed, "3000 records acknowledged with acks=all (failed: %s)" % failed[:3])
+    got = consume_all(c.bootstrap, "rep", len(acked))
+    check(sorted(got) == sorted(acked), "a consumer reads exactly the acknowledged records (%d)" % len(got))
+    wait_identical(c, "rep", "every follower's segment files are the leader's, byte for byte")
+
+    # Kill -9 a broker leading partitions; the others take over from the ISR.
+    victim = c.broker(parts[0][0])
+    led = [p for p, (l, _, _) in parts.items() if l == victim.node_id]
+    victim.kill()
+    wait_parts(admin, "rep", lambda ps: all(l >= 0 and l != victim.node_id for l, _, _ in ps.values()),
+               "partitions led by broker %d (%s) have new leaders from the ISR" % (victim.node_id, led),
+               timeout=SESSION_MS / 1000 + 20)
+    more, failed = produce(c.bootstrap, "rep", 2000, b"b")
+    check(len(more) == 2000 and not failed,
+          "with broker %d down, 2000 more are acknowledged (failed: %s)" % (victim.node_id, failed[:3]))
+    wait_parts(admin, "rep", lambda ps: all(victim.node_id not in i and len(i) == 2 for _, _, i in ps.values()),
+               "every ISR drops broker %d" % victim.node_id, timeout=LAG_MS / 1000 + 20)
+
+    # Only one replica left: acks=all refused before anything is written.
+    second = next(b for b in c.brokers if b.node_id != victim.node_id)
+    second.kill()
+    lone = next(b for b in c.brokers if b.node_id not in (victim.node_id, second.node_id))
+    # Until the ISR shrinks (replica.lag.time.max.ms) an acks=all produce would wait and
+    # time out, as in Kafka; once it has, it is refused before the append.
+    wait_parts(admin, "rep", lambda ps: all(l in (lone.node_id, -1) and (l < 0 or i == [lone.node_id])
+                                            for l, _, i in ps.values()),
+               "with two brokers down, broker %d leads what it can, alone in its ISR" % lone.node_id,
+               timeout=SESSION_MS / 1000 + LAG_MS / 1000 + 20)
+    solo = Producer({"bootstrap.servers": lone.bootstrap, "acks": "all", "message.timeout.ms": 4000,
+                     "retries": 0})
+    errors = []
+    solo_parts = [p for p, (l, _, _) in partitions(admin, "rep").items() if l == lone.node_id]
+    for p in solo_parts:
+        solo.produce("rep", value=b"lonely", partition=p, callback=lambda err, msg: errors.append(err))
+    solo.flush(15)
+    names = sorted({e.name() if e is not None else "OK" for e in errors})
+    check(solo_parts and names == ["NOT_ENOUGH_REPLICAS"],
+          "acks=all to a partition with 1 of 2 required replicas: %s" % names)
+    second.start()
+    victim.start()
+
+    wait_parts(admin, "rep", lambda ps: all(l >= 0 and len(i) == 3 for l, _, i in ps.values()),
+               "both return, catch up and rejoin every ISR", timeout=60)
+    everything = acked + more
+    got = consume_all(c.bootstrap, "rep", len(everything))
+    missing = set(everything) - set(got)
+    check(not missing, "every acknowledged record is there after the failover (%d; missing %d)"
+          % (len(everything), len(missing)))
+    check(len(got) == len(set(got)), "none is read twice (%d read, %d distinct)" % (len(got), len(set(got))))
+    check(b"lonely" not in {v for _, v in got}, "the refused records were not written")
+    wait_identical(c, "rep", "all replicas' logs are identical again")
+print("OK")
