@@ -38,6 +38,9 @@ asio::awaitable<int16_t> auto_create(Broker& broker, RequestContext& ctx, const 
   // Created here or, meanwhile, by another request: either way the newest snapshot has it.
   ctx.metadata = broker.metadata();
   if (ctx.metadata->topic(topic) != nullptr) co_return kafka_error::kNone;
+  // Created by another broker, which this one's view does not show yet (a cluster):
+  // retriable, as Kafka answers for a topic still being created.
+  if (!created && created.error().first == kafka_error::kTopicAlreadyExists) co_return kafka_error::kLeaderNotAvailable;
   co_return created ? kafka_error::kUnknownTopicOrPartition : created.error().first;
 }
 
