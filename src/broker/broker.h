@@ -217,6 +217,7 @@ class Broker : public net::RequestHandler {
   asio::awaitable<void> sync_topics();
   void schedule_sync();
   void publish_single_node_meta();
+  void track_replicated(const std::vector<std::shared_ptr<TopicMeta>>& changed);
   void on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view);
   void start_groups();
   void start_txns();

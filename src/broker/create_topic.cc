@@ -53,6 +53,7 @@ void Broker::publish_metadata() {
   std::lock_guard lock(publish_mu_);
   const auto previous = metadata_.current();
   std::vector<std::shared_ptr<const TopicMeta>> topics;
+  std::vector<std::shared_ptr<TopicMeta>> changed;
   auto old = previous->topics().begin();  // both ordered by name: one merge walk
   const auto old_end = previous->topics().end();
   for (const TopicInfo& t : topics_.all()) {
@@ -64,6 +65,7 @@ void Broker::publish_metadata() {
       continue;
     }
     auto m = std::make_shared<TopicMeta>();
+    changed.push_back(m);
     m->name = t.name;
     m->id = t.id;
     m->partitions = std::move(partitions);
@@ -75,7 +77,25 @@ void Broker::publish_metadata() {
   }
   metadata_.publish(
       std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics), cluster_meta_));
+  track_replicated(changed);
   if (fetchers_) fetchers_->update(*metadata_.current());
+}
+
+// A replicated partition's log tracks its high watermark from the moment this broker
+// knows it is replicated, before any request reads or appends to it (the posts run on
+// the owner shards ahead of later requests): until then the high watermark would be the
+// log end, and a consumer could read what no follower has.
+void Broker::track_replicated(const std::vector<std::shared_ptr<TopicMeta>>& changed) {
+  if (!server_) return;
+  for (const auto& t : changed) {
+    for (int32_t p = 0; p < t->partition_count(); ++p) {
+      if (!Replication::replicated(t->partitions[size_t(p)])) continue;
+      storage::TopicPartition tp{t->name, PartitionId(p)};
+      asio::post(shard(owner_shard(tp)), [this, tp] {
+        if (storage::Log* log = logs_->get(tp)) log->track_high_watermark();
+      });
+    }
+  }
 }
 
 storage::Log* Broker::owned_log(const storage::TopicPartition& tp, const Uuid& topic_id) {

@@ -82,7 +82,6 @@ bool Replication::on_follower_fetch(const storage::TopicPartition& tp, const Par
 
 bool Replication::after_leader_append(const storage::TopicPartition& tp, const PartitionMeta& meta,
                                       storage::Log& log, int64_t now_ms) {
-  log.track_high_watermark();
   std::vector<std::pair<Done, int16_t>> ready;
   bool moved = false;
   {

@@ -51,6 +51,8 @@ class Replication {
   bool on_follower_fetch(const storage::TopicPartition& tp, const PartitionMeta& meta, int32_t follower,
                          int64_t fetch_offset, storage::Log& log, int64_t now_ms);
   // After this leader appended to `log`: with an ISR of one the high watermark follows.
+  // The log tracks its high watermark already (the broker starts it when it learns the
+  // partition is replicated, before any append).
   bool after_leader_append(const storage::TopicPartition& tp, const PartitionMeta& meta,
                            storage::Log& log, int64_t now_ms);
   // acks=all: `done` runs once the high watermark passes `offset` (0, or
