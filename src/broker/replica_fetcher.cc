@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <future>
+#include <optional>
 
 #include "broker/broker.h"
 #include "broker/errors.h"
@@ -106,7 +107,10 @@ struct ReplicaFetchers::Fetcher {
   void loop();
   std::optional<client::KafkaClient> connect();
   bool round(client::KafkaClient& c, const std::vector<Part>& snapshot);
-  void apply(const Part& part, protocol::FetchResponse::PartitionData& data, int64_t fetched_from);
+  // Applies one partition's answer on its owner shard; a future when its append is being
+  // made durable (strata.replica.fsync), which the round waits for before fetching on.
+  std::optional<std::future<void>> apply(const Part& part, protocol::FetchResponse::PartitionData& data,
+                                         int64_t fetched_from);
 };
 
 std::optional<client::KafkaClient> ReplicaFetchers::Fetcher::connect() {
@@ -225,6 +229,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     return true;
   }
   bool retry_later = false;
+  std::vector<std::future<void>> syncs;  // every partition's fdatasync asked first, then waited for
   for (auto& topic : r->responses) {
     for (auto& data : topic.partitions) {
       const Part* part = nullptr;
@@ -243,17 +248,19 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
         retry_later = true;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...: newer metadata
         continue;
       }
-      apply(*part, data, locals[at].log_end);
+      if (auto synced = apply(*part, data, locals[at].log_end)) syncs.push_back(std::move(*synced));
     }
   }
+  for (auto& f : syncs) f.wait();
   rounds.fetch_add(1);
   if (retry_later) wait(kBackoff);
   return true;
 }
 
 // On the partition's owner shard: the answer for one partition.
-void ReplicaFetchers::Fetcher::apply(const Part& part, protocol::FetchResponse::PartitionData& data,
-                                     int64_t fetched_from) {
+std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& part,
+                                                                 protocol::FetchResponse::PartitionData& data,
+                                                                 int64_t fetched_from) {
   const bool fsync = broker.config().replica_fsync;
   auto done = std::make_shared<std::promise<void>>();
   auto synced = done->get_future();
@@ -316,7 +323,8 @@ void ReplicaFetchers::Fetcher::apply(const Part& part, protocol::FetchResponse::
     broker.fetch_waiters().notify(part.tp);
     return true;
   });
-  if (wait_sync) synced.wait();
+  if (!wait_sync) return std::nullopt;
+  return synced;
 }
 
 ReplicaFetchers::ReplicaFetchers(Broker& broker) : broker_(broker) {}
