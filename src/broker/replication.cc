@@ -72,8 +72,16 @@ bool Replication::on_follower_fetch(const storage::TopicPartition& tp, const Par
     if (it == l.followers.end()) return false;  // not a replica of this partition
     // A fetch past the log end is refused by the read (OFFSET_OUT_OF_RANGE); below it,
     // the follower's log ends there.
-    it->second.log_end = std::min(fetch_offset, log.log_end_offset().value());
-    if (fetch_offset >= log.log_end_offset().value()) it->second.caught_up_ms = now_ms;
+    Follower& f = it->second;
+    const int64_t leader_end = log.log_end_offset().value();
+    f.log_end = std::min(fetch_offset, leader_end);
+    if (fetch_offset >= leader_end) {
+      f.caught_up_ms = now_ms;
+    } else if (f.prev_leader_end >= 0 && fetch_offset >= f.prev_leader_end) {
+      f.caught_up_ms = std::max(f.caught_up_ms, f.prev_fetch_ms);
+    }
+    f.prev_leader_end = leader_end;
+    f.prev_fetch_ms = now_ms;
     moved = advance(l, log, ready);
   }
   run(ready);

@@ -3,8 +3,10 @@
 // the acks=all produces waiting for it, and the ISR changes the leader asks etcd for.
 //
 // The rules are Kafka's Partition/ReplicaManager ones:
-//  - a follower's log end is the fetch offset of its latest fetch; it is caught up when
-//    that offset reached the leader's log end (its last caught-up time is then now);
+//  - a follower's log end is the fetch offset of its latest fetch; its last caught-up
+//    time is now if that offset reached the leader's log end, else the time of its
+//    previous fetch if it reached the leader's log end as of then (so a follower
+//    keeping pace with a leader that is always being written stays in sync);
 //  - the high watermark is the least log end over the ISR (the leader's own included),
 //    raised only, and not at all while the ISR is smaller than min.insync.replicas;
 //  - an ISR member not caught up for replica.lag.time.max.ms is dropped; a replica
@@ -74,6 +76,10 @@ class Replication {
   struct Follower {
     int64_t log_end = -1;  // unknown until it fetches
     int64_t caught_up_ms = 0;
+    // The leader's log end and the time at the follower's previous fetch (Kafka's
+    // lastFetchLeaderLogEndOffset / lastFetchTimeMs).
+    int64_t prev_leader_end = -1;
+    int64_t prev_fetch_ms = 0;
   };
   struct Waiter {
     int64_t offset = 0;

@@ -123,6 +123,31 @@ TEST_F(ReplicationTest, ALaggingFollowerLeavesTheIsrAndRejoinsOnceCaughtUp) {
   EXPECT_EQ(c[0].isr, (std::vector<int32_t>{1, 2, 3}));
 }
 
+TEST_F(ReplicationTest, AFollowerKeepingPaceWithConstantWritesStaysInSync) {
+  // The leader is always ahead by the last batch, yet each fetch reaches where the leader
+  // was at the one before: caught up (Kafka's rule), never dropped.
+  int64_t have = 0;  // what each follower holds: the leader's end at its previous fetch
+  int64_t end = append(5);
+  for (int round = 0; round < 10; ++round) {
+    fetch(2, have);
+    fetch(3, have);
+    have = end;
+    now_ += 1000;
+    end = append(5);
+  }
+  EXPECT_TRUE(changes().empty());
+  // One that stops fetching is dropped after the lag time.
+  for (int round = 0; round < 5; ++round) {
+    fetch(2, have);
+    have = end;
+    now_ += 1000;
+    end = append(5);
+  }
+  auto c = changes();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].isr, (std::vector<int32_t>{1, 2}));
+}
+
 TEST_F(ReplicationTest, AQuietFollowerIsNotAddedBackFromItsLastPosition) {
   append(10);
   fetch(2, 10);
