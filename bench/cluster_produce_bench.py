@@ -1,5 +1,6 @@
-"""Aggregate produce throughput (issue 14): the same client load against the single node
-(no etcd), a 1-broker cluster and a 3-broker cluster on 1 etcd, all on this machine's
+"""Aggregate produce throughput (issues 14 and 15): the same client load against the
+single node (no etcd), a 1-broker cluster, a 3-broker cluster on 1 etcd, and the 3-broker
+cluster with the topic replicated 3 times (min.insync.replicas 2), all on this machine's
 loopback, every broker with its defaults (strata.shards=0: one shard per core).
 
 One strata_perf (librdkafka) produces N records of B bytes to a new topic of 6
@@ -43,7 +44,8 @@ def run_perf(bootstrap, topic, size, acks, records):
     fields = dict(kv.split("=", 1) for kv in line.split()[1:])
     if int(fields["delivered"]) != records:
         raise RuntimeError("strata_perf delivered %s of %d" % (fields["delivered"], records))
-    return float(fields["records_per_s"]), float(fields["mb_per_s"])
+    return (float(fields["records_per_s"]), float(fields["mb_per_s"]), float(fields["p50_ms"]),
+            float(fields["p99_ms"]), float(fields["p999_ms"]))
 
 
 class Single:
@@ -66,14 +68,41 @@ class Single:
         return False
 
 
+class Replicated:
+    """The 3-broker cluster with the topic at replication factor 3 (min.insync.replicas 2):
+    acks=all waits for the ISR, each follower fdatasyncs before it counts."""
+
+    def __init__(self):
+        self.cluster = Cluster(binary, brokers=3, overrides=DEFAULTS)
+
+    def __enter__(self):
+        self.cluster.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.cluster.__exit__(*exc)
+
+    @property
+    def bootstrap(self):
+        return self.cluster.bootstrap
+
+    def prepare(self, topic):
+        from confluent_kafka.admin import AdminClient, NewTopic
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        admin.create_topics([NewTopic(topic, PARTITIONS, 3, config={"min.insync.replicas": "2"})],
+                            request_timeout=30)[topic].result(timeout=40)
+
+
 def setups():
     return [("single node", Single), ("1-broker cluster", lambda: Cluster(binary, brokers=1, overrides=DEFAULTS)),
-            ("3-broker cluster", lambda: Cluster(binary, brokers=3, overrides=DEFAULTS))]
+            ("3-broker cluster", lambda: Cluster(binary, brokers=3, overrides=DEFAULTS)),
+            ("3 brokers, replication factor 3", Replicated)]
 
 
 def wait_brokers(setup, n):
-    if isinstance(setup, Cluster):
-        setup.wait_for("%d brokers" % n, lambda br, ctl, cid: len(br) == n and ctl > 0)
+    cluster = setup.cluster if isinstance(setup, Replicated) else setup
+    if isinstance(cluster, Cluster):
+        cluster.wait_for("%d brokers" % n, lambda br, ctl, cid: len(br) == n and ctl > 0)
 
 
 results = {}  # (setup, size, acks) -> [(rec/s, MB/s)]
@@ -83,24 +112,28 @@ for r in range(repeat):
             wait_brokers(s, 3 if name.startswith("3") else 1)
             for size, acks, records in LOADS:
                 topic = "agg-%d-%s-%d" % (size, "all" if acks == "all" else "one", r)
+                if isinstance(s, Replicated):
+                    s.prepare(topic)
                 results.setdefault((name, size, acks), []).append(
                     run_perf(s.bootstrap, topic, size, acks, records))
 
 for (name, size, acks), runs in results.items():
     rates = [x[0] for x in runs]
     print("RESULT bench=aggregate_produce setup=%s record_size=%d acks=%s records_per_s=%.0f "
-          "min=%.0f max=%.0f mb_per_s=%.1f" % (name.replace(" ", "_"), size, acks, statistics.median(rates),
-                                               min(rates), max(rates),
-                                               statistics.median(x[1] for x in runs)), flush=True)
+          "min=%.0f max=%.0f mb_per_s=%.1f p50_ms=%.1f p99_ms=%.1f p999_ms=%.1f" % (
+              name.replace(" ", "_").replace(",", ""), size, acks, statistics.median(rates), min(rates),
+              max(rates), statistics.median(x[1] for x in runs), statistics.median(x[2] for x in runs),
+              statistics.median(x[3] for x in runs), statistics.median(x[4] for x in runs)), flush=True)
 
 print()
-print("| load | single node rec/s | 1-broker cluster rec/s (/ single) | 3-broker cluster rec/s (/ single) |")
-print("|---|---:|---:|---:|")
+print("| load | single node rec/s | 1-broker cluster rec/s (/ single) | 3-broker cluster rec/s (/ single) "
+      "| 3 brokers, RF 3 rec/s (/ 3 brokers RF 1) |")
+print("|---|---:|---:|---:|---:|")
 for size, acks, _ in LOADS:
     def med(name):
         return statistics.median(x[0] for x in results[(name, size, acks)])
     base = med("single node")
-    one, three = med("1-broker cluster"), med("3-broker cluster")
-    print("| %s, acks=%s | %s | %s (%.2f) | %s (%.2f) |" % (
+    one, three, rf3 = med("1-broker cluster"), med("3-broker cluster"), med("3 brokers, replication factor 3")
+    print("| %s, acks=%s | %s | %s (%.2f) | %s (%.2f) | %s (%.2f) |" % (
         "100 B" if size == 100 else "1 KiB", acks, format(int(base), ","), format(int(one), ","),
-        one / base, format(int(three), ","), three / base))
+        one / base, format(int(three), ","), three / base, format(int(rf3), ","), rf3 / three))

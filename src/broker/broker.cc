@@ -278,7 +278,8 @@ asio::awaitable<void> Broker::maintenance_loop() {
             const TopicMeta* t = snapshot->topic(tp.topic);
             if (t == nullptr || tp.partition.value() >= t->partition_count()) return nullptr;
             return &t->partitions[size_t(tp.partition.value())];
-          });
+          },
+          [&snapshot](int32_t node) { return snapshot->cluster().broker(node) != nullptr; });
       if (!changes.empty()) co_await propose_isr_changes(std::move(changes));
     }
     if (now - last_checkpoint >= 60000) {  // log.flush.offset.checkpoint.interval.ms

@@ -147,7 +147,8 @@ void Replication::forget(const storage::TopicPartition& tp) {
 
 std::vector<IsrChange> Replication::isr_changes(
     int64_t now_ms, int64_t retry_ms,
-    const std::function<const PartitionMeta*(const storage::TopicPartition&)>& meta_of) {
+    const std::function<const PartitionMeta*(const storage::TopicPartition&)>& meta_of,
+    const std::function<bool(int32_t)>& alive) {
   std::vector<IsrChange> out;
   std::vector<storage::TopicPartition> gone;
   std::lock_guard lock(mu_);
@@ -167,6 +168,7 @@ std::vector<IsrChange> Replication::isr_changes(
         continue;
       }
       auto it = l.followers.find(r);
+      if (alive && !alive(r)) continue;
       // Kafka's isFollowerOutOfSync: not caught up for the lag time.
       if (it != l.followers.end() && now_ms - it->second.caught_up_ms <= lag_time_max_ms_) next.push_back(r);
     }
@@ -178,7 +180,7 @@ std::vector<IsrChange> Replication::isr_changes(
       // at each), its log end reached the high watermark, and it caught up with the log
       // end within the lag time (a dead follower's last position does not bring it back).
       if (it != l.followers.end() && it->second.log_end >= 0 && it->second.log_end >= l.high_watermark &&
-          now_ms - it->second.caught_up_ms <= lag_time_max_ms_) {
+          now_ms - it->second.caught_up_ms <= lag_time_max_ms_ && (!alive || alive(r))) {
         next.push_back(r);
       }
     }

@@ -69,8 +69,12 @@ class Replication {
   // The ISR changes due now, per the last snapshot's states (`isr_of`: the ISR the
   // partition has now, nullopt if this broker no longer leads it). A change is proposed
   // again only after `retry_ms` without the view showing it.
+  // A member whose broker is not `alive` (its registration gone: dead or shut down) is
+  // dropped at once, as Kafka's controller removes a fenced broker from every ISR,
+  // rather than after the lag time, so acks=all does not stall on it.
   std::vector<IsrChange> isr_changes(int64_t now_ms, int64_t retry_ms,
-                                     const std::function<const PartitionMeta*(const storage::TopicPartition&)>& meta_of);
+                                     const std::function<const PartitionMeta*(const storage::TopicPartition&)>& meta_of,
+                                     const std::function<bool(int32_t)>& alive = {});
 
  private:
   struct Follower {

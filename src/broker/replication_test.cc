@@ -173,6 +173,16 @@ TEST_F(ReplicationTest, ANewLeaderEpochForgetsTheFollowers) {
   EXPECT_EQ(log_->high_watermark(), Offset(15));
 }
 
+TEST_F(ReplicationTest, AMemberWhoseBrokerLeftIsDroppedAtOnce) {
+  append(10);
+  fetch(2, 10);
+  fetch(3, 10);
+  auto c = repl_.isr_changes(now_, 1000, [this](const storage::TopicPartition&) { return &meta_; },
+                             [](int32_t node) { return node != 3; });
+  ASSERT_EQ(c.size(), 1u);  // well within the lag time
+  EXPECT_EQ(c[0].isr, (std::vector<int32_t>{1, 2}));
+}
+
 TEST_F(ReplicationTest, AWaitOnAPartitionNoLongerLedFails) {
   append(5);
   int16_t got = -1;
