@@ -94,6 +94,10 @@ MetricFamily family(const char* name, const char* type, const char* help) {
 
 std::vector<MetricFamily> broker_metric_families(const BrokerFigures& figures) {
   auto partitions = family("strata_partitions", "gauge", "Partition logs on this broker.");
+  auto under = family("kafka_server_replicamanager_underreplicatedpartitions", "gauge",
+                      "Partitions this broker leads whose ISR is smaller than their replicas.");
+  auto under_min = family("kafka_server_replicamanager_underminisrpartitioncount", "gauge",
+                          "Partitions this broker leads whose ISR is below min.insync.replicas.");
   auto compacted = family("strata_log_cleaner_compacted_partitions", "gauge",
                           "Partitions whose cleanup.policy includes compact.");
   auto max_ratio = family("strata_log_cleaner_max_dirty_ratio", "gauge",
@@ -138,12 +142,14 @@ std::vector<MetricFamily> broker_metric_families(const BrokerFigures& figures) {
     cleaning += s.in_progress ? 1 : 0;
   }
   partitions.samples.push_back({{}, double(figures.partitions)});
+  under.samples.push_back({{}, double(figures.under_replicated)});
+  under_min.samples.push_back({{}, double(figures.under_min_isr)});
   compacted.samples.push_back({{}, double(figures.compacted.size())});
   max_ratio.samples.push_back({{}, highest_ratio});
   max_delay.samples.push_back({{}, double(longest_delay_ms)});
   in_progress.samples.push_back({{}, double(cleaning)});
   std::vector<MetricFamily> out;
-  for (MetricFamily* f : {&partitions, &compacted, &max_ratio, &max_delay, &in_progress, &ratio,
+  for (MetricFamily* f : {&partitions, &under, &under_min, &compacted, &max_ratio, &max_delay, &in_progress, &ratio,
                           &first_dirty, &last_clean, &cleanings, &bytes_read, &bytes_written}) {
     out.push_back(std::move(*f));
   }
@@ -154,6 +160,14 @@ BrokerFigures collect_broker_figures(Broker& broker) {
   BrokerFigures figures;
   const std::vector<storage::TopicPartition> partitions = broker.logs().partitions();
   figures.partitions = partitions.size();
+  auto snapshot = broker.metadata();
+  for (const auto& t : snapshot->topics()) {
+    for (const PartitionMeta& p : t->partitions) {
+      if (p.leader != broker.config().node_id || p.replicas.empty()) continue;
+      if (p.isr.size() < p.replicas.size()) ++figures.under_replicated;
+      if (p.isr.size() < size_t(std::max(t->log_config.min_insync_replicas, 1))) ++figures.under_min_isr;
+    }
+  }
   std::map<std::string, bool> compacted_topic;  // one config lookup per topic
   for (const storage::TopicPartition& tp : partitions) {
     auto it = compacted_topic.find(tp.topic);

@@ -61,6 +61,10 @@ struct CompactedPartition {
 
 struct BrokerFigures {
   size_t partitions = 0;                      // partition logs on this broker
+  // Partitions this broker leads whose ISR is smaller than their replicas, and those
+  // whose ISR is below min.insync.replicas (Kafka's ReplicaManager gauges).
+  size_t under_replicated = 0;
+  size_t under_min_isr = 0;
   std::vector<CompactedPartition> compacted;  // in partition order
 };
 

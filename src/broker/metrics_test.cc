@@ -62,6 +62,8 @@ TEST(MetricsFormat, CleanerFamilies) {
   never.cleanable.first_dirty = Offset(17);
   never.cleanable.dirty_ratio = 0.5;
   never.cleanable.compaction_delay_ms = 250;
+  f.under_replicated = 2;
+  f.under_min_isr = 1;
   f.compacted.push_back({{"compacted", PartitionId(0)}, cleaned});
   f.compacted.push_back({{"__consumer_offsets", PartitionId(12)}, never});
   const std::string text = render_prometheus(broker_metric_families(f));
@@ -69,6 +71,8 @@ TEST(MetricsFormat, CleanerFamilies) {
     return text.find("\n" + line + "\n") != std::string::npos;
   };
   EXPECT_TRUE(has("strata_partitions 5")) << text;
+  EXPECT_TRUE(has("kafka_server_replicamanager_underreplicatedpartitions 2"));
+  EXPECT_TRUE(has("kafka_server_replicamanager_underminisrpartitioncount 1"));
   EXPECT_TRUE(has("strata_log_cleaner_compacted_partitions 2"));
   EXPECT_TRUE(has("strata_log_cleaner_max_dirty_ratio 0.5"));
   EXPECT_TRUE(has("strata_log_cleaner_max_compaction_delay_ms 250"));

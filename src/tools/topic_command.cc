@@ -280,19 +280,31 @@ std::string cleaner_columns(const CleanerFigures& f) {
   return std::string("\tDirtyRatio: ") + ratio + "\tLastCleaned: " + iso_time(f.last_clean_ms);
 }
 
+// Whether a partition passes --under-replicated-partitions / --unavailable-partitions
+// (no filter: every one).
+bool shown(const TopicArgs& args, const MetadataResponse::Partition& p) {
+  if (!args.under_replicated && !args.unavailable) return true;
+  if (args.under_replicated && p.isr_nodes.size() < p.replica_nodes.size()) return true;
+  return args.unavailable && p.leader_id < 0;
+}
+
 void print_topic(const MetadataResponse::Topic& t, const std::string& configs,
                  const std::map<PartitionKey, Watermarks>& marks,
-                 const CleanerFigureMap& cleaner, std::ostream& out) {
+                 const CleanerFigureMap& cleaner, const TopicArgs& args, std::ostream& out) {
   std::vector<const MetadataResponse::Partition*> partitions;
   for (const auto& p : t.partitions) partitions.push_back(&p);
   std::sort(partitions.begin(), partitions.end(),
             [](auto* a, auto* b) { return a->partition_index < b->partition_index; });
-  out << "Topic: " << *t.name;
-  if (!t.topic_id.is_zero()) out << "\tTopicId: " << uuid_text(t.topic_id);
-  out << "\tPartitionCount: " << partitions.size()
-      << "\tReplicationFactor: " << (partitions.empty() ? 0 : partitions[0]->replica_nodes.size())
-      << "\tConfigs: " << configs << "\n";
+  const bool filtered = args.under_replicated || args.unavailable;
+  if (!filtered) {  // kafka-topics.sh prints the partition lines alone under a filter
+    out << "Topic: " << *t.name;
+    if (!t.topic_id.is_zero()) out << "\tTopicId: " << uuid_text(t.topic_id);
+    out << "\tPartitionCount: " << partitions.size()
+        << "\tReplicationFactor: " << (partitions.empty() ? 0 : partitions[0]->replica_nodes.size())
+        << "\tConfigs: " << configs << "\n";
+  }
   for (const auto* p : partitions) {
+    if (!shown(args, *p)) continue;
     const auto m = marks.find({*t.name, p->partition_index});
     const Watermarks w = m == marks.end() ? Watermarks{} : m->second;
     out << "\tTopic: " << *t.name << "\tPartition: " << p->partition_index
@@ -328,7 +340,7 @@ Status describe_topics(KafkaClient& client, const TopicArgs& args, std::ostream&
     cleaner = std::move(*figures);
   }
   const auto marks = watermarks(*metadata, *topics, args.timeout_ms);
-  for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, cleaner, out);
+  for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, cleaner, args, out);
   return {};
 }
 
@@ -341,6 +353,9 @@ Status check_args(const TopicArgs& a) {
   }
   if ((a.create || a.remove || a.alter || a.alter_config) && a.topic.empty()) {
     return fail(CommandError{"--topic is required"});
+  }
+  if ((a.under_replicated || a.unavailable) && !a.describe) {
+    return fail(CommandError{"--under-replicated-partitions and --unavailable-partitions go with --describe"});
   }
   if (!a.metrics_url.empty()) {
     if (!a.describe) return fail(CommandError{"--metrics-url goes with --describe"});
@@ -393,6 +408,9 @@ void add_topic_command(CLI::App& app, TopicArgs& args) {
                 "List, describe: skip internal topics");
   cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--under-replicated-partitions", args.under_replicated,
+                "Describe: only partitions whose ISR is smaller than their replicas");
+  cmd->add_flag("--unavailable-partitions", args.unavailable, "Describe: only partitions without a leader");
   cmd->add_option("--metrics-url", args.metrics_url,
                   "Describe: http://HOST:PORT of the broker's metrics.listener; compacted "
                   "partitions then show their dirty ratio and last cleaning (Strata only)");

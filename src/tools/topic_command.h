@@ -46,6 +46,10 @@ struct TopicArgs {
   bool exclude_internal = false;
   int timeout_ms = 30000;  // connect, and each request
   std::string metrics_url;  // --describe: cleaner figures from this metrics endpoint
+  // --describe filters, as kafka-topics.sh's: only the partitions whose ISR is smaller
+  // than their replicas, or that have no leader; the partition lines alone.
+  bool under_replicated = false;
+  bool unavailable = false;
 };
 
 void add_topic_command(CLI::App& app, TopicArgs& args);

@@ -16,6 +16,7 @@
 """
 import glob
 import os
+import subprocess
 import sys
 import time
 import uuid
@@ -92,6 +93,14 @@ def consume_all(bootstrap, topic, expect, timeout=60):
     return got
 
 
+def under_replicated(c):
+    """The 'rep' partitions `strata topic --describe --under-replicated-partitions` lists."""
+    alive = next(b for b in c.brokers if b.alive())
+    out = subprocess.run([binary, "topic", "--describe", "--under-replicated-partitions", "--topic", "rep",
+                          "--bootstrap-server", alive.bootstrap], capture_output=True, text=True, timeout=30)
+    return sorted(int(l.split("Partition: ")[1].split("\t")[0]) for l in out.stdout.splitlines() if "Partition: " in l)
+
+
 def segment_bytes(broker, topic, p):
     out = b""
     for path in sorted(glob.glob(os.path.join(broker.data, "%s-%d" % (topic, p), "*.log"))):
@@ -145,6 +154,9 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": str(LAG_MS
           "with broker %d down, 2000 more are acknowledged (failed: %s)" % (victim.node_id, failed[:3]))
     wait_parts(admin, "rep", lambda ps: all(victim.node_id not in i and len(i) == 2 for _, _, i in ps.values()),
                "every ISR drops broker %d" % victim.node_id, timeout=LAG_MS / 1000 + 20)
+    under = under_replicated(c)
+    check(under == list(range(PARTITIONS)),
+          "strata topic --describe --under-replicated-partitions lists all 6: %s" % under)
 
     # Only one replica left: acks=all refused before anything is written.
     second = next(b for b in c.brokers if b.node_id != victim.node_id)
@@ -171,6 +183,7 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": str(LAG_MS
 
     wait_parts(admin, "rep", lambda ps: all(l >= 0 and len(i) == 3 for l, _, i in ps.values()),
                "both return, catch up and rejoin every ISR", timeout=60)
+    check(under_replicated(c) == [], "and none is under-replicated any more")
     everything = acked + more
     got = consume_all(c.bootstrap, "rep", len(everything))
     missing = set(everything) - set(got)
