@@ -14,7 +14,6 @@
 
     replication.py STRATA_BINARY
 """
-import glob
 import os
 import subprocess
 import sys
@@ -23,26 +22,15 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import SESSION_MS, Cluster  # noqa: E402
+from replicas import partitions, segment_bytes  # noqa: E402
 from strata_broker import check  # noqa: E402
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition  # noqa: E402
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
 PARTITIONS = 6
 LAG_MS = 3000
-
-
-def partitions(admin, topic):
-    """{partition: (leader, replicas, isr)}, or {} while unknown."""
-    try:
-        md = admin.list_topics(topic, timeout=5)
-    except KafkaException:
-        return {}
-    t = md.topics.get(topic)
-    if t is None or t.error is not None:
-        return {}
-    return {p.id: (p.leader, sorted(p.replicas), sorted(p.isrs)) for p in t.partitions.values()}
 
 
 def wait_parts(admin, topic, pred, what, timeout=30):
@@ -99,14 +87,6 @@ def under_replicated(c):
     out = subprocess.run([binary, "topic", "--describe", "--under-replicated-partitions", "--topic", "rep",
                           "--bootstrap-server", alive.bootstrap], capture_output=True, text=True, timeout=30)
     return sorted(int(l.split("Partition: ")[1].split("\t")[0]) for l in out.stdout.splitlines() if "Partition: " in l)
-
-
-def segment_bytes(broker, topic, p):
-    out = b""
-    for path in sorted(glob.glob(os.path.join(broker.data, "%s-%d" % (topic, p), "*.log"))):
-        with open(path, "rb") as f:
-            out += f.read()
-    return out
 
 
 def wait_identical(c, topic, what, timeout=30):
