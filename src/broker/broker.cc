@@ -17,6 +17,7 @@
 #include "broker/txn_log.h"
 #include "client/peer_pool.h"
 #include "cluster/node.h"
+#include "cluster/view.h"
 #include "common/log_limit.h"
 #include "protocol/apis/api_versions.h"
 #include "storage/checkpoint.h"
@@ -310,7 +311,23 @@ asio::awaitable<void> Broker::write_checkpoints() {
 void Broker::stop() {
   if (stopped_ || !server_) return;
   stopped_ = true;
-  if (cluster_) cluster_->leave();  // the others see this broker go at once
+  if (cluster_) {
+    // Kafka's controlled shutdown: leaderships move to other ISR members while this
+    // broker still answers (bounded by a session timeout, what a kill would cost).
+    if (config_.controlled_shutdown_enable) {
+      cluster_->withdraw(std::chrono::milliseconds(config_.etcd_session_timeout_ms),
+                         [self = config_.node_id](const cluster::ClusterView& v) {
+                           for (const auto& [key, entry] : v.states) {
+                             if (entry.state.leader != self) continue;
+                             for (int32_t r : entry.state.isr) {
+                               if (r != self && v.alive(r)) return false;  // could move, has not yet
+                             }
+                           }
+                           return true;
+                         });
+    }
+    cluster_->leave();  // the others see this broker go at once
+  }
   if (peers_) peers_->stop();       // marker writes in flight are retried after a restart
   if (fetchers_) fetchers_->stop();  // before the shards: they post to them
   asio::post(shard(0), [this] { maintenance_->cancel(); });

@@ -147,6 +147,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
          return {};
        }},
       {"strata.replica.fsync", bool_of(replica_fsync)},
+      {"controlled.shutdown.enable", bool_of(controlled_shutdown_enable)},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, message_max_bytes); !r) return r;
          return log_defaults.apply({{"max.message.bytes", v}});

@@ -44,6 +44,9 @@ struct BrokerConfig {
   // durable before its next fetch reports it, so an acknowledged acks=all record is on
   // the disk of every in-sync replica, not only in its page cache; false trades that
   // for Kafka's behaviour (durability by replication alone).
+  // controlled.shutdown.enable: a clean shutdown in a cluster first hands its
+  // leaderships to other ISR members (broker.cc), at most one session timeout.
+  bool controlled_shutdown_enable = true;
   int32_t replica_lag_time_max_ms = 30000;
   int32_t num_replica_fetchers = 1;
   bool replica_fsync = true;

@@ -161,6 +161,25 @@ void ClusterNode::leave() {
   }
 }
 
+void ClusterNode::withdraw(std::chrono::milliseconds timeout,
+                           const std::function<bool(const ClusterView&)>& done) {
+  withdrawing_ = true;
+  if (const int64_t epoch = controller_epoch_.exchange(0); epoch != 0) resign(etcd_, keys_, epoch);
+  if (const int64_t lease = lease_.exchange(0); lease != 0) {
+    if (auto r = etcd_.revoke(lease); !r) spdlog::warn("etcd: withdrawing from the cluster: {}", text(r.error()));
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done(*view())) {
+      spdlog::info("broker {}: controlled shutdown: leaderships moved", options_.node_id);
+      return;
+    }
+    if (wait_or_stop(std::chrono::milliseconds(20))) return;
+  }
+  spdlog::warn("broker {}: controlled shutdown: leaderships not all moved within {} ms", options_.node_id,
+               timeout.count());
+}
+
 std::shared_ptr<const ClusterView> ClusterNode::view() const {
   std::lock_guard lock(mu_);
   return view_;
@@ -187,6 +206,7 @@ void ClusterNode::session_loop() {
   static LogLimit unreachable("etcd session renewal failed");
   const auto interval = options_.session_timeout / 3;
   while (!wait_or_stop(std::chrono::duration_cast<std::chrono::milliseconds>(interval))) {
+    if (withdrawing_) continue;  // controlled shutdown: the lease is gone on purpose
     auto ttl = etcd_.keepalive(lease_.load());
     if (!ttl) {
       unreachable.warn("etcd: session renewal failed: {}", text(ttl.error()));

@@ -70,6 +70,12 @@ class ClusterNode {
   // Resigns as controller, revokes the lease (the registration vanishes at once) and
   // stops the threads. Idempotent.
   void leave();
+  // Controlled shutdown, before leave(): resigns as controller and revokes the lease, so
+  // that the controller moves this broker's leaderships to other ISR members and the
+  // leaders drop it from their ISRs, then keeps receiving views until `done(view)`
+  // (nothing left to move) or `timeout`. The broker serves meanwhile: its clients learn
+  // the new leaders from its NOT_LEADER_OR_FOLLOWER answers instead of a closed socket.
+  void withdraw(std::chrono::milliseconds timeout, const std::function<bool(const ClusterView&)>& done);
 
   std::shared_ptr<const ClusterView> view() const;
   int32_t node_id() const { return options_.node_id; }
@@ -96,6 +102,7 @@ class ClusterNode {
   OnView on_view_;
 
   std::atomic<int64_t> lease_{0};
+  std::atomic<bool> withdrawing_{false};  // withdraw(): no renewal, no registering again
   std::atomic<int64_t> broker_epoch_{0};
   std::atomic<int64_t> controller_epoch_{0};
   int64_t controller_written_ = 0;  // watch thread only: the controller's last write

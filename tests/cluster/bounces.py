@@ -2,7 +2,8 @@
 times (min.insync.replicas 2) bounced again and again while an idempotent
 confluent-kafka producer writes acks=all the whole time:
 
-- clean bounce (SIGTERM, restart) of the current leader, 5 times in a row;
+- clean bounce (SIGTERM, restart) of the current leader, 5 times in a row, each a
+  controlled shutdown (its leaderships handed to ISR members before it stops);
 - hard bounce (SIGKILL, restart) of the current leader, 5 times in a row;
 
 each time waiting until the bounced broker is back in every ISR. Afterwards every
@@ -93,6 +94,8 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "3000"}) a
             before = len(w.acked)
             if mode == "clean":
                 victim.stop()
+                check("controlled shutdown: leaderships moved" in victim.log(),
+                      "clean stop %d of broker %d handed its leaderships over first" % (n + 1, victim.node_id))
             else:
                 victim.kill()
             victim.start()

@@ -124,6 +124,8 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
        kString, "Rack of the broker, used in rack-aware replica placement."},
       {"compression.type", l.compression_type, kString,
        "The default final compression of topics; producer keeps the producer's codec."},
+      {"controlled.shutdown.enable", c.controlled_shutdown_enable ? "true" : "false", kBoolean,
+       "A clean shutdown in a cluster first moves its leaderships to other ISR members."},
       {"default.replication.factor", s(c.default_replication_factor), kInt,
        "The default replication factor for automatically created topics."},
       {"etcd.connect", c.etcd_connect.empty() ? std::nullopt : std::optional<std::string>(c.etcd_connect),
