@@ -330,10 +330,16 @@ void Broker::stop() {
   }
   if (peers_) peers_->stop();       // marker writes in flight are retried after a restart
   if (fetchers_) fetchers_->stop();  // before the shards: they post to them
+  // acks=all produces still waiting for their high watermark answer now, while the
+  // shards run (the client retries them on the new leader).
+  replication_->fail_all(kafka_error::kNotLeaderOrFollower);
   asio::post(shard(0), [this] { maintenance_->cancel(); });
   if (metrics_) metrics_->stop();
   if (cleaner_) cleaner_->stop();  // its threads wait on the shards
   server_->stop();
+  // Waits registered by requests that were still being handled: their resumptions are
+  // queued on the stopped shards and destroyed with them, which frees the requests.
+  replication_->fail_all(kafka_error::kNotLeaderOrFollower);
   blocking_->join();  // pending directory removals and checkpoint writes finish
   if (auto r = logs_->shutdown(); !r) {
     spdlog::error("clean shutdown failed: {}", r.error().message());

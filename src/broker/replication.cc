@@ -133,6 +133,18 @@ void Replication::expire(int64_t now_ms) {
   run(ready);
 }
 
+void Replication::fail_all(int16_t error) {
+  std::vector<std::pair<Done, int16_t>> ready;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [tp, l] : led_) {
+      for (Waiter& w : l.waiters) ready.emplace_back(std::move(w.done), error);
+      l.waiters.clear();
+    }
+  }
+  run(ready);
+}
+
 void Replication::forget(const storage::TopicPartition& tp) {
   std::vector<std::pair<Done, int16_t>> ready;
   {

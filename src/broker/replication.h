@@ -66,6 +66,9 @@ class Replication {
   // when this broker no longer leads it (forget).
   void expire(int64_t now_ms);
   void forget(const storage::TopicPartition& tp);
+  // At shutdown, while the shards still run: every wait fails with `error`, so the
+  // requests behind them finish (each holds its handler until then).
+  void fail_all(int16_t error);
   // The ISR changes due now, per the last snapshot's states (`isr_of`: the ISR the
   // partition has now, nullopt if this broker no longer leads it). A change is proposed
   // again only after `retry_ms` without the view showing it.

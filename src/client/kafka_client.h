@@ -99,17 +99,12 @@ class KafkaClient {
     return decoded;
   }
 
-  // Sends `request` in version<Req>() and decodes the answer as `Resp` in that version.
+  // Sends `request` in version<Req>() and decodes the answer as `Resp` in that version
+  // (for answers without RECORDS fields: the frame goes when the call returns).
   template <class Resp, class Req>
   Result<Resp, ClientError> call(Req& request) {
-    const std::optional<int16_t> v = version<Req>();
-    if (!v) return fail(unsupported(Req::kApiKey));
-    const bool flexible = *v >= Req::kFlexibleFrom;
-    protocol::Output body;
-    protocol::Encoder(body, *v, flexible).encode(request);
-    auto frame = exchange(Req::kApiKey, *v, flexible, body.bytes, flexible ? 1 : 0);
-    if (!frame) return fail(frame.error());
-    return decode<Resp>(*frame, *v, flexible, Req::kApiKey);
+    std::vector<uint8_t> frame;
+    return call<Resp>(request, frame);
   }
 
  private:

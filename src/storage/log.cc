@@ -246,12 +246,7 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     pos += batch.size();
   }
   if (infos.empty()) return result;
-  if (active().should_roll(batches.size(), Offset(next.value() - 1), result.max_timestamp, now_ms,
-                           config_)) {
-    if (auto r = roll(now_ms); !r) return fail(r.error());
-  }
-  if (auto r = active().append(batches, infos); !r) return fail(r.error());
-  next_offset_ = next;
+  if (auto w = write_batches(batches, infos, next, result.max_timestamp, now_ms); !w) return fail(w.error());
   if (!producer_append_.empty()) producer_append_.commit(producers_);
   // A new leader epoch starts here: once per epoch, written offloaded.
   if (epochs_changed) {
@@ -263,6 +258,16 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
   if (log_append_time) result.log_append_time = now_ms;
   note_written();
   return result;
+}
+
+Result<void, StorageError> Log::write_batches(Bytes batches, std::span<const BatchInfo> infos, Offset next,
+                                             int64_t max_timestamp, int64_t now_ms) {
+  if (active().should_roll(batches.size(), Offset(next.value() - 1), max_timestamp, now_ms, config_)) {
+    if (auto r = roll(now_ms); !r) return fail(r.error());
+  }
+  if (auto r = active().append(batches, infos); !r) return fail(r.error());
+  next_offset_ = next;
+  return {};
 }
 
 const Segment* Log::segment_for(Offset offset) const {

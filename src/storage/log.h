@@ -247,6 +247,11 @@ class Log {
   Result<void, StorageError> swap_in(CleanedGroup& group, int64_t now_ms, CleanOutcome& out);
   Result<void, StorageError> recover_from(size_t first_index);
   Result<void, StorageError> roll(int64_t now_ms);
+  // The write shared by append and append_replicated: rolls first if Kafka's rules say
+  // so, writes `batches` (whose facts are `infos`) to the active segment, and moves the
+  // log end to `next`.
+  Result<void, StorageError> write_batches(Bytes batches, std::span<const BatchInfo> infos, Offset next,
+                                           int64_t max_timestamp, int64_t now_ms);
   Segment& active() { return *segments_.rbegin()->second; }
   const Segment* segment_for(Offset offset) const;
   Result<void, StorageError> delete_segment(Offset base, int64_t now_ms);

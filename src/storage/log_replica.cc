@@ -52,12 +52,7 @@ Result<AppendResult, StorageError> Log::append_replicated(MutableBytes batches, 
     pos += view->size();
   }
   if (infos.empty()) return result;
-  if (active().should_roll(batches.size(), Offset(next.value() - 1), result.max_timestamp, now_ms,
-                           config_)) {
-    if (auto r = roll(now_ms); !r) return fail(r.error());
-  }
-  if (auto r = active().append(batches, infos); !r) return fail(r.error());
-  next_offset_ = next;
+  if (auto w = write_batches(batches, infos, next, result.max_timestamp, now_ms); !w) return fail(w.error());
   // Producer state and aborted transactions as the leader recorded them: Kafka's
   // REPLICATION origin, replayed without checks (the leader made them).
   std::shared_ptr<File> txn_file;
