@@ -102,8 +102,16 @@ with Cluster(binary, brokers=3) as c:
     counts = {b: list(lead.values()).count(b) for b in (1, 2, 3)}
     check(counts == {1: 4, 2: 4, 3: 4}, "leaders spread evenly: %s" % counts)
     for b in c.brokers:
-        md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics("spread", timeout=5)
-        check(leaders(md, "spread") == lead, "broker %d routes 'spread' the same way" % b.node_id)
+        # Each broker's view catches up within moments (metadata propagation; slower under
+        # the sanitizers): asked until it agrees, at most 10 s.
+        seen = None
+        deadline = time.time() + 10
+        while time.time() < deadline and seen != lead:
+            md = AdminClient({"bootstrap.servers": b.bootstrap}).list_topics("spread", timeout=5)
+            seen = leaders(md, "spread") if "spread" in md.topics else None
+            if seen != lead:
+                time.sleep(0.1)
+        check(seen == lead, "broker %d routes 'spread' the same way (%s)" % (b.node_id, seen))
 
     # strata cluster --describe: 3 brokers, the controller, 4 leaders each of 'spread'.
     out = subprocess.run([binary, "cluster", "--describe", "--bootstrap-server", c.broker(1).bootstrap],
