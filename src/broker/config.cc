@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <type_traits>
 
 #include "broker/metrics.h"
 
@@ -28,13 +29,21 @@ Result<void, std::string> to_int(const std::string& key, const std::string& v, T
   return {};
 }
 
+// An integer setting with a lower bound; `why` (may be empty) says where the bound comes from.
 template <class T>
-Result<void, std::string> to_non_negative(const std::string& key, const std::string& v, T& out) {
+Result<void, std::string> to_at_least(const std::string& key, const std::string& v, T& out,
+                                      std::type_identity_t<T> least,
+                                      const std::string& why = "") {
   T x{};
   if (auto r = to_int(key, v, x); !r) return r;
-  if (x < 0) return fail(key + ": must be at least 0: " + v);
+  if (x < least) return fail(key + ": must be at least " + std::to_string(least) + why + ": " + v);
   out = x;
   return {};
+}
+
+template <class T>
+Result<void, std::string> to_non_negative(const std::string& key, const std::string& v, T& out) {
+  return to_at_least(key, v, out, T(0));
 }
 
 // Kafka's "hostName:100,127.0.0.1:200" (the last ':' splits, so IPv6 addresses work).
@@ -112,40 +121,20 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"broker.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
       {"broker.rack", [this](auto&, auto& v) { broker_rack = v; return Result<void, std::string>{}; }},
       {"etcd.connect", [this](auto&, auto& v) { etcd_connect = v; return Result<void, std::string>{}; }},
-      {"etcd.session.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, etcd_session_timeout_ms); !r) return r;
-         if (etcd_session_timeout_ms < 2000) return fail(k + ": at least 2000 (etcd's shortest lease)");
-         return {};
+      {"etcd.session.timeout.ms", [this](auto& k, auto& v) {
+         return to_at_least(k, v, etcd_session_timeout_ms, 2000, " (etcd's shortest lease)");
        }},
-      {"etcd.connection.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, etcd_connection_timeout_ms); !r) return r;
-         if (etcd_connection_timeout_ms < 100) return fail(k + ": at least 100");
-         return {};
-       }},
-      {"request.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, request_timeout_ms); !r) return r;
-         if (request_timeout_ms < 1) return fail(k + ": at least 1");
-         return {};
-       }},
-      {"socket.connection.setup.timeout.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, socket_connection_setup_timeout_ms); !r) return r;
-         if (socket_connection_setup_timeout_ms < 1) return fail(k + ": at least 1");
-         return {};
+      {"etcd.connection.timeout.ms", [this](auto& k, auto& v) { return to_at_least(k, v, etcd_connection_timeout_ms, 100); }},
+      {"request.timeout.ms", [this](auto& k, auto& v) { return to_at_least(k, v, request_timeout_ms, 1); }},
+      {"socket.connection.setup.timeout.ms", [this](auto& k, auto& v) {
+         return to_at_least(k, v, socket_connection_setup_timeout_ms, 1);
        }},
       {"num.partitions", [this](auto& k, auto& v) { return to_int(k, v, num_partitions); }},
       {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
       {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},
       {"min.insync.replicas", [this](auto& k, auto& v) { return log_defaults.apply({{k, v}}); }},
-      {"replica.lag.time.max.ms", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, replica_lag_time_max_ms); !r) return r;
-         if (replica_lag_time_max_ms < 1) return fail(k + ": at least 1");
-         return {};
-       }},
-      {"num.replica.fetchers", [this](auto& k, auto& v) -> Result<void, std::string> {
-         if (auto r = to_int(k, v, num_replica_fetchers); !r) return r;
-         if (num_replica_fetchers < 1) return fail(k + ": at least 1");
-         return {};
-       }},
+      {"replica.lag.time.max.ms", [this](auto& k, auto& v) { return to_at_least(k, v, replica_lag_time_max_ms, 1); }},
+      {"num.replica.fetchers", [this](auto& k, auto& v) { return to_at_least(k, v, num_replica_fetchers, 1); }},
       {"strata.replica.fsync", bool_of(replica_fsync)},
       {"controlled.shutdown.enable", bool_of(controlled_shutdown_enable)},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <unordered_map>
 #include <future>
 #include <optional>
 
@@ -228,22 +230,23 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     wait(kBackoff);
     return true;
   }
+  // The answer names topics by id (v13+) or by name: each partition found in one lookup.
+  std::map<std::pair<std::string, int32_t>, size_t> asked_at;
+  std::unordered_map<Uuid, std::string> name_of;
+  for (size_t i = 0; i < snapshot.size(); ++i) {
+    asked_at[{snapshot[i].tp.topic, snapshot[i].tp.partition.value()}] = i;
+    name_of[snapshot[i].topic_id] = snapshot[i].tp.topic;
+  }
   bool retry_later = false;
   std::vector<std::future<void>> syncs;  // every partition's fdatasync asked first, then waited for
   for (auto& topic : r->responses) {
+    const auto id = name_of.find(topic.topic_id);
+    const std::string& name = topic.topic.empty() && id != name_of.end() ? id->second : topic.topic;
     for (auto& data : topic.partitions) {
-      const Part* part = nullptr;
-      size_t at = 0;
-      for (size_t i = 0; i < snapshot.size(); ++i) {
-        const Part& p = snapshot[i];
-        if (p.tp.partition.value() == data.partition_index &&
-            (p.topic_id == topic.topic_id || p.tp.topic == topic.topic)) {
-          part = &p;
-          at = i;
-          break;
-        }
-      }
-      if (part == nullptr) continue;
+      const auto found = asked_at.find({name, data.partition_index});
+      if (found == asked_at.end()) continue;  // not asked for
+      const size_t at = found->second;
+      const Part* part = &snapshot[at];
       if (data.error_code != 0 && data.error_code != kafka_error::kOffsetOutOfRange) {
         retry_later = true;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...: newer metadata
         continue;

@@ -4,6 +4,7 @@ varints, tagged fields. Request header v2, response header v1."""
 import socket
 import struct
 
+import harness
 from strata_broker import read_frame
 
 
@@ -30,23 +31,14 @@ def compact_array(items):
 NO_TAGS = uvarint(0)
 
 
-class Reader:
-    def __init__(self, data):
-        self.data, self.at = data, 0
-
-    def take(self, fmt):
-        v = struct.unpack_from(fmt, self.data, self.at)[0]
-        self.at += struct.calcsize(fmt)
-        return v
+class Reader(harness.Reader):
+    """harness.Reader's big-endian fields plus the flexible versions' compact ones."""
 
     def int8(self):
         return self.take(">b")
 
     def int16(self):
         return self.take(">h")
-
-    def int32(self):
-        return self.take(">i")
 
     def int64(self):
         return self.take(">q")
