@@ -116,12 +116,24 @@ def leaders(c, topic):
 
 def txn_id_on(c, coordinator, avoid=None):
     """A transactional id whose coordinator is `coordinator` (searched by FindCoordinator)."""
+    # FindCoordinator creates __transaction_state on first use; its leaders come a moment later.
+    agreed(lambda: find_coordinator(c.broker(1).bootstrap, "txn-0", 1)[0], 0)
     for i in range(500):
         name = "txn-%d" % i
         err, node = find_coordinator(c.broker(1).bootstrap, name, 1)
         if err == 0 and node == coordinator and name != avoid:
             return name
     raise AssertionError("no transactional id led by broker %d" % coordinator)
+
+
+def agreed(ask, want, timeout=10):
+    """`ask()` repeated until it answers `want` (at most `timeout` s): its last answer."""
+    deadline = time.time() + timeout
+    answer = ask()
+    while answer != want and time.time() < deadline:
+        time.sleep(0.1)
+        answer = ask()
+    return answer
 
 
 def group_on(c, not_broker):
@@ -186,7 +198,10 @@ with Cluster(binary, brokers=3, etcd_members=1) as c:
 
     # ---- Coordinators on the wire.
     txn_id = txn_id_on(c, 2)
-    answers = {b.node_id: find_coordinator(b.bootstrap, txn_id, 1) for b in c.brokers}
+    # Each broker learns __transaction_state's leaders from its own metadata watch, which
+    # may lag the one that answered txn_id_on (seen under CI load): ask each until it agrees.
+    answers = {b.node_id: agreed(lambda: find_coordinator(b.bootstrap, txn_id, 1), (0, 2))
+               for b in c.brokers}
     check(all(a == (0, 2) for a in answers.values()),
           "every broker names broker 2 as %s's coordinator: %s" % (txn_id, answers))
     check(init_pid_error(c.broker(1).bootstrap, txn_id) == NOT_COORDINATOR,
