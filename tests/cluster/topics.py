@@ -3,7 +3,8 @@
 - topics of 12 partitions created through different brokers (kafka-python's admin,
   confluent-kafka's admin, kcat's auto-create) are spread over the 3 brokers, leaders
   evenly, and every broker's metadata routes them the same way;
-- kafkajs creates, produces (plain and gzip, acks=all) and reads offsets through other brokers;
+- kafkajs creates a 12-partition topic through broker 1, spread over the 3 brokers, and
+  creates, produces (plain and gzip, acks=all) and reads offsets through other brokers;
 - confluent-kafka produces keyed records with idempotence (each to its partition's
   leader) and a consumer reads them all back, exactly;
 - a 3-member consumer group (confluent-kafka) whose coordinator is on another broker
@@ -177,6 +178,11 @@ with Cluster(binary, brokers=3) as c:
         if out.returncode != 0:
             raise AssertionError("kafkajs failed: " + out.stderr[-3000:])
         return json.loads(out.stdout.strip().splitlines()[-1])
+
+    made = node(c.broker(1).bootstrap, "create", "spread-js", str(PARTITIONS))["leaders"]
+    wait_leaders(admin, "spread-js", lambda ls: set(ls.values()) == {1, 2, 3},
+                 "kafkajs created 'spread-js' through broker 1, spread over 3 brokers")
+    check(len(made) == PARTITIONS, "kafkajs sees the 12 partitions' leaders: %s" % made)
 
     sent = node(c.broker(3).bootstrap, "produce")["sent"]
     info = node(c.broker(1).bootstrap, "check", "0")

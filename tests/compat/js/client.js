@@ -1,6 +1,8 @@
 // kafkajs against a Strata broker, driven by client_kafkajs.py.
 //   node client.js BOOTSTRAP produce   -> creates "clicks", produces, prints what it sent (JSON)
 //   node client.js BOOTSTRAP check     -> offsets, offsets by timestamp, metadata (JSON)
+//   node client.js BOOTSTRAP create TOPIC N -> creates TOPIC with N partitions, prints each
+//                                         partition's leader as kafkajs's metadata has it
 // (Read-back here is by kafka-python, an independent reader; kafkajs consumers in groups
 // are exercised by groups_kafkajs.py.)
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs');
@@ -47,7 +49,19 @@ async function check() {
   console.log(JSON.stringify({ offsets, partitions: meta.topics[0].partitions.length, byTime }));
 }
 
-(phase === 'produce' ? produce() : check()).catch((e) => {
+async function create() {
+  const [topic, partitions] = process.argv.slice(4);
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: Number(partitions) }], waitForLeaders: true });
+  const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+  await admin.disconnect();
+  const leaders = {};
+  for (const p of meta.topics[0].partitions) leaders[p.partitionId] = p.leader;
+  console.log(JSON.stringify({ leaders }));
+}
+
+({ produce, check, create }[phase] || check)().catch((e) => {
   console.error(e);
   process.exit(1);
 });
