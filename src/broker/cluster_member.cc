@@ -49,6 +49,13 @@ Result<void, std::string> Broker::join_cluster() {
   o.directory_id = logs_->directory_id();
   o.session_timeout = std::chrono::milliseconds(config_.etcd_session_timeout_ms);
   o.request_timeout = std::chrono::milliseconds(config_.etcd_connection_timeout_ms);
+  o.unclean_election = [fallback = config_.log_defaults.unclean_leader_election_enable](
+                           const std::map<std::string, std::string>& overrides) {
+    auto it = overrides.find("unclean.leader.election.enable");
+    if (it == overrides.end()) return fallback;
+    storage::LogConfig c;  // the override was validated when it was written
+    return c.apply({*it}) && c.unclean_leader_election_enable;
+  };
   cluster_ = std::make_unique<cluster::ClusterNode>(std::move(o));
   client::PeerPoolConfig peers;
   peers.connect_timeout_ms = config_.socket_connection_setup_timeout_ms;

@@ -133,6 +133,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"default.replication.factor", [this](auto& k, auto& v) { return to_int(k, v, default_replication_factor); }},
       {"auto.create.topics.enable", bool_of(auto_create_topics_enable)},
       {"min.insync.replicas", [this](auto& k, auto& v) { return log_defaults.apply({{k, v}}); }},
+      {"unclean.leader.election.enable", [this](auto& k, auto& v) { return log_defaults.apply({{k, v}}); }},
       {"replica.lag.time.max.ms", [this](auto& k, auto& v) { return to_at_least(k, v, replica_lag_time_max_ms, 1); }},
       {"num.replica.fetchers", [this](auto& k, auto& v) { return to_at_least(k, v, num_replica_fetchers, 1); }},
       {"strata.replica.fsync", bool_of(replica_fsync)},

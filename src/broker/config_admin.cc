@@ -95,6 +95,9 @@ const std::vector<TopicConfigKey>& topic_config_keys() {
       {"segment.ms", kLong, "log.roll.ms", false,
        [](const LogConfig& c) { return str(c.segment_ms); },
        "The time after which a new segment is rolled even if the current one is not full."},
+      {"unclean.leader.election.enable", kBoolean, "unclean.leader.election.enable", true,
+       [](const LogConfig& c) { return std::string(c.unclean_leader_election_enable ? "true" : "false"); },
+       "Whether a replica outside the ISR may be elected leader when no in-sync one is alive, losing data."},
   };
   return keys;
 }

@@ -17,16 +17,17 @@ int32_t first_alive(const ClusterView& v, const std::vector<int32_t>& nodes) {
   return -1;
 }
 
-// A partition's state after what the view shows of its brokers; nullopt if unchanged.
+// The state of a partition whose leader is gone or absent, after what the view shows of
+// its brokers; nullopt if unchanged. `unclean`: with no live ISR member, a live replica
+// outside the ISR may lead.
 std::optional<PartitionState> next_state(const ClusterView& v, const PartitionState& s,
-                                         int64_t epoch) {
-  if (s.leader >= 0 && v.alive(s.leader)) return std::nullopt;
+                                         const std::vector<int32_t>& replicas, bool unclean,
+                                         int64_t epoch, bool& elected_unclean) {
   PartitionState n = s;
   n.controller_epoch = epoch;
   if (s.leader >= 0) {
     // The leader is gone: the next live ISR member leads and the dead one leaves the
-    // ISR; with none alive the ISR keeps its members and the partition has no leader
-    // (no unclean election).
+    // ISR; with none alive the ISR keeps its members and the partition has no leader.
     std::vector<int32_t> live;
     for (int32_t r : s.isr) {
       if (v.alive(r)) live.push_back(r);
@@ -35,11 +36,27 @@ std::optional<PartitionState> next_state(const ClusterView& v, const PartitionSt
     if (!live.empty()) n.isr = live;
   } else {
     n.leader = first_alive(v, s.isr);
-    if (n.leader < 0) return std::nullopt;  // still no live ISR member
   }
+  if (n.leader < 0 && unclean) {
+    // Kafka's unclean election: whatever only the ISR held is lost, so the ISR restarts
+    // from the new leader alone and the others truncate to it when they return.
+    n.leader = first_alive(v, replicas);
+    if (n.leader >= 0) {
+      n.isr = {n.leader};
+      elected_unclean = true;
+    }
+  }
+  if (n.leader < 0 && s.leader < 0) return std::nullopt;  // still no leader to be had
   ++n.leader_epoch;
   ++n.partition_epoch;
   return n;
+}
+
+bool unclean_allowed(const ClusterView& v, const std::string& topic, const UncleanElection& unclean) {
+  if (!unclean) return false;
+  static const std::map<std::string, std::string> kNone;
+  auto it = v.configs.find(topic);
+  return unclean(it == v.configs.end() ? kNone : it->second.values);
 }
 
 TxnRequest fenced(const Keys& keys, int64_t epoch) {
@@ -50,10 +67,12 @@ TxnRequest fenced(const Keys& keys, int64_t epoch) {
 
 }  // namespace
 
-std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch) {
+std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch,
+                                            const UncleanElection& unclean) {
   std::vector<StateChange> out;
   for (const auto& [topic, entry] : v.topics) {
     const auto& replicas = entry.assignment.replicas;
+    std::optional<bool> may_unclean;  // asked once per topic, and only if needed
     for (size_t p = 0; p < replicas.size(); ++p) {
       const StateEntry* s = v.state(topic, int32_t(p));
       if (s == nullptr) {
@@ -64,8 +83,12 @@ std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t contro
         out.push_back({topic, int32_t(p), std::move(n), 0});
         continue;
       }
-      if (auto n = next_state(v, s->state, controller_epoch)) {
-        out.push_back({topic, int32_t(p), std::move(*n), s->mod_revision});
+      const PartitionState& st = s->state;
+      if (st.leader >= 0 && v.alive(st.leader)) continue;
+      if (!may_unclean) may_unclean = unclean_allowed(v, topic, unclean);
+      bool elected_unclean = false;
+      if (auto n = next_state(v, st, replicas[p], *may_unclean, controller_epoch, elected_unclean)) {
+        out.push_back({topic, int32_t(p), std::move(*n), s->mod_revision, elected_unclean});
       }
     }
   }
@@ -76,10 +99,11 @@ std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t contro
 // else its mod_revision): a transaction whose key compare fails is dropped whole, and
 // retried by the round the newer write brings. The fence is checked first, so a
 // failure is told apart by reading /controller.
-ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch) {
+ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch,
+                             const UncleanElection& unclean) {
   static LogLimit failures("controller writes failed");
   ControllerRun run;
-  const std::vector<StateChange> plan = plan_state_changes(v, epoch);
+  const std::vector<StateChange> plan = plan_state_changes(v, epoch, unclean);
   for (size_t i = 0; i < plan.size(); i += kStatesPerTxn - 1) {
     TxnRequest t = fenced(keys, epoch);
     const size_t end = std::min(plan.size(), i + kStatesPerTxn - 1);
@@ -101,6 +125,13 @@ ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterVi
     }
     if (r->succeeded) {
       run.written = r->revision;
+      for (size_t k = i; k < end; ++k) {
+        const StateChange& c = plan[k];
+        if (!c.unclean) continue;
+        spdlog::warn("controller: unclean leader election for {}-{}: broker {} was not in the ISR "
+                     "and leads at epoch {}; records only the old ISR had are lost",
+                     c.topic, c.partition, c.state.leader, c.state.leader_epoch);
+      }
       continue;
     }
     const bool still_mine = !r->ranges.empty() && !r->ranges[0].kvs.empty() &&

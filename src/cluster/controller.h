@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,21 @@ struct StateChange {
   int32_t partition = 0;
   PartitionState state;
   int64_t mod_revision = 0;  // the state key's revision it replaces; 0: a new key
+  bool unclean = false;      // the new leader was not in the ISR
 };
+
+// Whether a topic whose ISR has no live member may elect a live replica outside it
+// (unclean.leader.election.enable: the topic's override in the view's /config/topics,
+// given here, else the controller's broker default). Empty: never.
+using UncleanElection = std::function<bool(const std::map<std::string, std::string>& overrides)>;
 
 // What the view calls for: states for new partitions, a new leader (or none) for
 // partitions whose leader is gone, a leader for leaderless partitions whose ISR has a
-// live broker. Pure; ordered by topic and partition.
-std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch);
+// live broker, and, where `unclean` allows it, the first live replica (in assignment
+// order) as leader and sole ISR member of a partition whose ISR has none.
+// Pure; ordered by topic and partition.
+std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch,
+                                            const UncleanElection& unclean = {});
 
 // Writes `plan(v)` in transactions of at most kStatesPerTxn states, each fenced by
 // create_revision(/controller) == epoch. `fenced` once a transaction fails its fence
@@ -34,7 +45,8 @@ struct ControllerRun {
   bool fenced = false;
   int64_t written = 0;
 };
-ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch);
+ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch,
+                             const UncleanElection& unclean = {});
 
 // Deletes /controller if this epoch still holds it (a clean shutdown).
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch);

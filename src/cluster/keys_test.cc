@@ -134,6 +134,41 @@ TEST(Controller, ALostLeaderIsReplacedOrLeavesThePartitionLeaderless) {
   EXPECT_TRUE(plan_state_changes(view_with({1, 2}), 9).empty());
 }
 
+// unclean.leader.election.enable: only where the policy allows it, a live replica outside
+// the ISR leads a partition whose ISR members are all gone, as the ISR's only member.
+TEST(Controller, UncleanElectionOnlyWhereAllowed) {
+  ClusterView v = view_with({3});
+  v.topics["safe"] = TopicEntry{{"id", {{1, 2, 3}}}, 5, 5};
+  v.topics["risky"] = TopicEntry{{"id", {{1, 2, 3}, {3, 1, 2}}}, 6, 6};
+  v.states[{"safe", 0}] = StateEntry{{1, 4, {1, 2}, 4, 1}, 11};
+  v.states[{"risky", 0}] = StateEntry{{1, 4, {1, 2}, 4, 1}, 12};
+  v.states[{"risky", 1}] = StateEntry{{-1, 7, {1}, 7, 1}, 13};  // already leaderless
+  v.configs["risky"] = ConfigEntry{{{"unclean.leader.election.enable", "true"}}, 14};
+  const UncleanElection by_override = [](const std::map<std::string, std::string>& o) {
+    return o.count("unclean.leader.election.enable") != 0;
+  };
+  auto plan = plan_state_changes(v, 9, by_override);
+  ASSERT_EQ(plan.size(), 3u);
+  EXPECT_EQ(plan[0].topic, "risky");
+  EXPECT_EQ(plan[0].state.leader, 3);
+  EXPECT_EQ(plan[0].state.isr, std::vector<int32_t>{3});
+  EXPECT_EQ(plan[0].state.leader_epoch, 5);
+  EXPECT_TRUE(plan[0].unclean);
+  EXPECT_EQ(plan[1].state.leader, 3);
+  EXPECT_EQ(plan[1].state.leader_epoch, 8);
+  EXPECT_TRUE(plan[1].unclean);
+  EXPECT_EQ(plan[2].topic, "safe");
+  EXPECT_EQ(plan[2].state.leader, -1);
+  EXPECT_EQ(plan[2].state.isr, (std::vector<int32_t>{1, 2}));
+  EXPECT_FALSE(plan[2].unclean);
+  // Without a policy nothing is elected uncleanly; with one, a live ISR member still wins.
+  for (const auto& c : plan_state_changes(v, 9)) EXPECT_EQ(c.state.leader, -1);
+  v.brokers[2] = LiveBroker{};
+  for (const auto& c : plan_state_changes(v, 9, by_override)) {
+    EXPECT_EQ(c.state.leader, c.partition == 1 && c.topic == "risky" ? 3 : 2) << c.topic << c.partition;
+  }
+}
+
 }  // namespace
 }  // namespace strata::cluster
 

@@ -287,7 +287,7 @@ void ClusterNode::after_change(const ClusterView& v) {
   }
   // Views older than the controller's own last write would plan it again: skipped.
   if (const int64_t epoch = controller_epoch_.load(); epoch != 0 && v.revision >= controller_written_) {
-    const ControllerRun run = run_controller(etcd_, keys_, v, epoch);
+    const ControllerRun run = run_controller(etcd_, keys_, v, epoch, options_.unclean_election);
     if (run.written != 0) controller_written_ = run.written;
     if (run.fenced) {
       spdlog::info("broker {}: fenced as controller (epoch {})", options_.node_id, epoch);

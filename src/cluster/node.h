@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "cluster/controller.h"
 #include "cluster/etcd_client.h"
 #include "cluster/keys.h"
 #include "cluster/view.h"
@@ -39,6 +40,8 @@ struct NodeOptions {
   std::chrono::milliseconds session_timeout{18000};
   // etcd.connection.timeout.ms: one etcd request, connect included.
   std::chrono::milliseconds request_timeout{5000};
+  // unclean.leader.election.enable, as the controller applies it (controller.h).
+  UncleanElection unclean_election;
 };
 
 // The cluster's id: /cluster/id, created with `proposed` if absent (the first broker of

@@ -1,6 +1,7 @@
 #include "storage/log_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <functional>
 
@@ -44,6 +45,17 @@ Result<void, std::string> parse_choice(const std::string& name, const std::strin
   return fail(name + ": unsupported value: " + text);
 }
 
+// As Kafka's ConfigDef BOOLEAN: "true" or "false", any case, surrounding blanks ignored.
+Result<void, std::string> parse_bool(const std::string& name, const std::string& text, bool& out) {
+  const size_t first = text.find_first_not_of(" \t");
+  const size_t last = text.find_last_not_of(" \t");
+  std::string t = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (t != "true" && t != "false") return fail(name + ": expected true or false: " + text);
+  out = t == "true";
+  return {};
+}
+
 }  // namespace
 
 Result<void, std::string> LogConfig::apply(const std::map<std::string, std::string>& props) {
@@ -61,6 +73,7 @@ Result<void, std::string> LogConfig::apply(const std::map<std::string, std::stri
       {"max.message.bytes", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 0, max_message_bytes); }},
       {"file.delete.delay.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, file_delete_delay_ms); }},
       {"min.insync.replicas", [&](auto& n, auto& v) { return parse_int<int32_t>(n, v, 1, min_insync_replicas); }},
+      {"unclean.leader.election.enable", [&](auto& n, auto& v) { return parse_bool(n, v, unclean_leader_election_enable); }},
       {"min.cleanable.dirty.ratio", [&](auto& n, auto& v) { return parse_ratio(n, v, min_cleanable_dirty_ratio); }},
       {"min.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 0, min_compaction_lag_ms); }},
       {"max.compaction.lag.ms", [&](auto& n, auto& v) { return parse_int<int64_t>(n, v, 1, max_compaction_lag_ms); }},

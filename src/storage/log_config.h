@@ -23,6 +23,10 @@ struct LogConfig {
   int64_t file_delete_delay_ms = 60000;     // file.delete.delay.ms
   // min.insync.replicas: acks=all needs this many in-sync replicas (replication).
   int32_t min_insync_replicas = 1;
+  // unclean.leader.election.enable: with no in-sync replica alive, the controller may
+  // elect an out-of-sync one (losing what only the ISR had) rather than leave the
+  // partition offline. Kafka's default, false, keeps every acknowledged record.
+  bool unclean_leader_election_enable = false;
   std::string cleanup_policy = "delete";    // cleanup.policy
   std::string message_timestamp_type = "CreateTime";  // message.timestamp.type
   std::string compression_type = "producer";          // compression.type

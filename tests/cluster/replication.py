@@ -10,7 +10,10 @@
   read twice, and all replicas' logs are identical again;
 - with only one replica left, acks=all gets NOT_ENOUGH_REPLICAS and nothing is written;
 - divergence: a leader's acks=1 records no follower fetched are truncated when it comes
-  back as a follower of the next epoch's leader, and the replicas agree again.
+  back as a follower of the next epoch's leader, and the replicas agree again;
+- unclean.leader.election.enable: with every ISR member down and only an out-of-sync
+  replica alive, a topic that allows it elects that replica (and loses what only the ISR
+  had, as Kafka), a topic that does not (the default) stays leaderless and loses nothing.
 
     replication.py STRATA_BINARY
 """
@@ -87,6 +90,42 @@ def under_replicated(c):
     out = subprocess.run([binary, "topic", "--describe", "--under-replicated-partitions", "--topic", "rep",
                           "--bootstrap-server", alive.bootstrap], capture_output=True, text=True, timeout=30)
     return sorted(int(l.split("Partition: ")[1].split("\t")[0]) for l in out.stdout.splitlines() if "Partition: " in l)
+
+
+def read_partition0(bootstrap, topic, n, timeout=30):
+    """Values of `topic`-0 from its start, until `n` are read (or the time is up)."""
+    cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-" + uuid.uuid4().hex,
+                     "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    cons.assign([TopicPartition(topic, 0, 0)])
+    values = []
+    deadline = time.time() + timeout
+    while time.time() < deadline and len(values) < n:
+        m = cons.poll(0.3)
+        if m is not None and m.error() is None:
+            values.append(m.value())
+    cons.close()
+    return values
+
+
+def wait_partition0(admin, topic, pred, what, timeout=30):
+    """Waits until `pred((leader, replicas, isr))` of `topic`-0 holds; returns that state."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = partitions(admin, topic).get(0)
+        if last is not None and pred(last):
+            check(True, what)
+            return last
+        time.sleep(0.2)
+    check(False, "%s (last: %s)" % (what, last))
+
+
+def same_partition0(c, topic, timeout=30):
+    """Waits until every broker's segment bytes of `topic`-0 are the same; whether they are."""
+    deadline = time.time() + timeout
+    while time.time() < deadline and len({segment_bytes(b, topic, 0) for b in c.brokers}) != 1:
+        time.sleep(0.1)
+    return len({segment_bytes(b, topic, 0) for b in c.brokers}) == 1
 
 
 def wait_identical(c, topic, what, timeout=30):
@@ -188,9 +227,7 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": str(LAG_MS
     old_leader = c.broker(d[0][0])
     followers = [b for b in c.brokers if b is not old_leader]
     base, _ = produce(c.bootstrap, "div", 100, b"base")
-    deadline = time.time() + 20
-    while time.time() < deadline and len({len(segment_bytes(b, "div", 0)) for b in c.brokers}) != 1:
-        time.sleep(0.1)
+    same_partition0(c, "div", timeout=20)
     for f in followers:
         f.pause()
     lost = Producer({"bootstrap.servers": old_leader.bootstrap, "acks": "1", "linger.ms": 0})
@@ -229,21 +266,54 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": str(LAG_MS
     cut = int(line[-1].rsplit(" ", 1)[1]) if line else -1
     check(cut in (100, 101), "the old leader truncated its unreplicated records from offset %d (the new "
           "leader's epoch starts there): %s" % (cut, line[-1:]))
-    deadline = time.time() + 30
-    while time.time() < deadline and len({segment_bytes(b, "div", 0) for b in c.brokers}) != 1:
-        time.sleep(0.2)
-    check(len({segment_bytes(b, "div", 0) for b in c.brokers}) == 1, "the three replicas of 'div' are identical")
-    cons = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "g-" + uuid.uuid4().hex,
-                     "auto.offset.reset": "earliest", "enable.auto.commit": False})
-    cons.assign([TopicPartition("div", 0, 0)])
-    values = []
-    deadline = time.time() + 30
-    while time.time() < deadline and len(values) < 131:
-        m = cons.poll(0.3)
-        if m is not None and m.error() is None:
-            values.append(m.value())
-    cons.close()
+    check(same_partition0(c, "div"), "the three replicas of 'div' are identical")
+    values = read_partition0(c.bootstrap, "div", 131)
     kept = [v for _, v in base] + [v for _, v in after] + ([b"wake"] if cut == 101 else [])
     check(sorted(values) == sorted(kept),
           "'div' holds what the ISR has (%d), none of the 50 lost (%d read)" % (len(kept), len(values)))
+
+    # Unclean leader election. Both topics on brokers 1, 2, 3 (1 leads); broker 3 dies and
+    # leaves the ISRs; 50 records reach only 1 and 2; 1 and 2 die; 3 returns. 'dirty'
+    # (unclean.leader.election.enable=true) elects 3, the only live replica, and loses
+    # the 50; 'clean' (the default) stays leaderless until its ISR returns, losing nothing.
+    for name, extra in (("dirty", {"unclean.leader.election.enable": "true"}), ("clean", {})):
+        admin.create_topics([NewTopic(name, 1, replica_assignment=[[1, 2, 3]],
+                                      config=dict({"min.insync.replicas": "1"}, **extra))],
+                            request_timeout=30)[name].result(timeout=40)
+        wait_partition0(admin, name, lambda s: s[0] == 1 and s[2] == [1, 2, 3], "'%s' led by 1, ISR 1,2,3" % name)
+    b1, b2, b3 = c.broker(1), c.broker(2), c.broker(3)
+    first = {n: produce(c.bootstrap, n, 100, b"first")[0] for n in ("dirty", "clean")}
+    check(all(same_partition0(c, n) for n in ("dirty", "clean")), "100 on each, on all three replicas")
+    b3.kill()
+    for n in ("dirty", "clean"):
+        wait_partition0(admin, n, lambda s: s[2] == [1, 2], "'%s' drops broker 3 from its ISR" % n,
+                        timeout=SESSION_MS / 1000 + 20)
+    isr_only = {n: produce(c.bootstrap, n, 50, b"isr-only")[0] for n in ("dirty", "clean")}
+    check(all(len(v) == 50 for v in isr_only.values()), "50 more acknowledged on each by the ISR {1, 2}")
+    b1.kill()
+    b2.kill()
+    b3.start()
+    boot3 = AdminClient({"bootstrap.servers": b3.bootstrap})
+    st = wait_partition0(boot3, "dirty", lambda s: s[0] == 3 and s[2] == [3],
+                         "'dirty' elects broker 3, outside the ISR, as leader and sole ISR member",
+                         timeout=2 * SESSION_MS / 1000 + 20)
+    time.sleep(1)
+    check(partitions(boot3, "clean").get(0, (None,))[0] == -1,
+          "'clean' (unclean election off, Kafka's default) stays leaderless: %s" % (partitions(boot3, "clean"),))
+    check("unclean leader election for dirty-0" in b3.log(), "broker 3's controller logs the unclean election")
+    later, failed = produce(b3.bootstrap, "dirty", 20, b"later")
+    check(len(later) == 20 and not failed, "the unclean leader takes 20 more (acks=all, ISR of 1)")
+    b1.start()
+    b2.start()
+    wait_partition0(admin, "clean", lambda s: s[0] in (1, 2) and s[2] == [1, 2, 3],
+                    "'clean' is led from its ISR again and broker 3 catches up into it", timeout=60)
+    wait_partition0(admin, "dirty", lambda s: s[0] == 3 and s[2] == [1, 2, 3],
+                    "brokers 1 and 2 truncate to the unclean leader's log and rejoin 'dirty''s ISR", timeout=60)
+    for n, want in (("dirty", first["dirty"] + later), ("clean", first["clean"] + isr_only["clean"])):
+        check(same_partition0(c, n), "the three replicas of '%s' are identical" % n)
+        values = read_partition0(c.bootstrap, n, len(want))
+        check(sorted(values) == sorted(v for _, v in want),
+              "'%s' holds %d records (read %d)%s" % (n, len(want), len(values),
+                                                  ": the 50 only the old ISR had are lost, as Kafka"
+                                                  if n == "dirty" else ": nothing lost"))
 print("OK")

@@ -39,7 +39,7 @@ TOPIC_CONFIGS = {
     "flush.messages", "flush.ms", "index.interval.bytes", "max.compaction.lag.ms",
     "max.message.bytes", "message.timestamp.type", "min.cleanable.dirty.ratio",
     "min.compaction.lag.ms", "min.insync.replicas", "retention.bytes", "retention.ms", "segment.bytes",
-    "segment.index.bytes", "segment.ms",
+    "segment.index.bytes", "segment.ms", "unclean.leader.election.enable",
 }
 
 FAILED = []

@@ -180,6 +180,8 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
        "Strata: a follower fdatasyncs what it appended before its next fetch counts it."},
       {"strata.shards", s(c.shards), kInt,
        "Strata: the number of shards (threads); 0 means one per core."},
+      {"unclean.leader.election.enable", l.unclean_leader_election_enable ? "true" : "false", kBoolean,
+       "Whether a replica outside the ISR may be elected leader when no in-sync one is alive, losing data."},
   };
 }
 
