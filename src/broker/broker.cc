@@ -126,6 +126,11 @@ Result<void, std::string> Broker::start() {
   }
   start_groups();
   start_txns();
+  if (in_cluster()) {
+    std::lock_guard lock(publish_mu_);
+    coordinators_follow_ = true;
+    follow_coordinators(*metadata_.current());
+  }
   server_->start();
   start_maintenance();
   if (metrics_) {
@@ -153,7 +158,11 @@ void Broker::start_groups() {
   groups_ = std::make_unique<group::GroupCoordinator>(
       config_.groups, partitions, *group_log_,
       [this](int32_t p) { return asio::any_io_executor(shard(offsets_partition_shard(p)).get_executor()); });
-  if (existing) load_groups(*this, *groups_);
+  if (in_cluster()) {
+    group_loads_ = std::make_unique<CoordinatorLoads>(groups_->partitions());  // loaded as led
+  } else if (existing) {
+    load_groups(*this, *groups_);
+  }
 }
 
 // As start_groups, for __transaction_state. Transactions left between prepare and
@@ -172,10 +181,12 @@ void Broker::start_txns() {
         return id->value();
       },
       [] { return group::wall_ms(); });
-  if (topics_.get(txn::kTransactionTopic)) {
-    txn_topic_ready_ = true;
-    load_txns(*this, *txns_);
+  if (topics_.get(txn::kTransactionTopic)) txn_topic_ready_ = true;
+  if (in_cluster()) {
+    txn_loads_ = std::make_unique<CoordinatorLoads>(txns_->partitions());  // loaded as led
+    return;
   }
+  if (txn_topic_ready_) load_txns(*this, *txns_);
   for (int32_t p = 0; p < txns_->partitions(); ++p) {
     asio::post(shard(txn_partition_shard(p)), [this, p] { txns_->finish_load(p); });
   }
@@ -183,29 +194,44 @@ void Broker::start_txns() {
 
 // Kafka's settings for an internal topic: compacted, its own segment size, uncompressed
 // as its coordinator wrote it. Created on first use; once it exists, one atomic load
-// (every group and transaction request asks).
-asio::awaitable<bool> Broker::ensure_internal_topic(const std::string& name, int32_t partitions,
-                                                    int32_t segment_bytes, std::atomic<bool>& ready) {
+// (every group and transaction request asks). In a cluster its replication factor is
+// `replication_factor` at most the live brokers (Kafka refuses instead; a dev cluster of
+// fewer brokers needs the clamp, said in a warning) and its min.insync.replicas
+// `min_isr` at most that.
+asio::awaitable<bool> Broker::ensure_internal_topic(const InternalTopic& topic, std::atomic<bool>& ready) {
   if (ready.load(std::memory_order_acquire)) co_return true;
-  if (!topics_.get(name)) {
-    const std::map<std::string, std::string> configs = {
+  if (!topics_.get(topic.name)) {
+    std::map<std::string, std::string> configs = {
         {"cleanup.policy", "compact"},
         {"compression.type", "producer"},
-        {"segment.bytes", std::to_string(segment_bytes)}};
-    auto created = co_await create_topic(name, partitions, configs, false);
+        {"segment.bytes", std::to_string(topic.segment_bytes)}};
+    int16_t rf = -1;
+    if (in_cluster()) {
+      const int32_t live = int32_t(metadata()->cluster().brokers.size());
+      const int32_t factor = std::max(1, std::min(topic.replication_factor, live));
+      if (factor < topic.replication_factor) {
+        spdlog::warn("{}: replication factor {} ({}) is more than the {} live brokers: created with {}", topic.name,
+                     topic.replication_factor, topic.replication_setting, live, factor);
+      }
+      rf = int16_t(factor);
+      if (topic.min_isr > 1) configs["min.insync.replicas"] = std::to_string(std::min(topic.min_isr, factor));
+    }
+    auto created = co_await create_topic(topic.name, topic.partitions, configs, false, rf);
     if (!created && created.error().first != kafka_error::kTopicAlreadyExists) {
-      spdlog::error("cannot create {}: {}", name, created.error().second);
+      spdlog::error("cannot create {}: {}", topic.name, created.error().second);
     }
   }
-  const bool exists = topics_.get(name).has_value();
+  const bool exists = topics_.get(topic.name).has_value();
   if (exists) ready.store(true, std::memory_order_release);
   co_return exists;
 }
 
 asio::awaitable<bool> Broker::ensure_txn_topic() {
-  const std::string name = txn::kTransactionTopic;
-  co_return co_await ensure_internal_topic(name, txns_->partitions(),
-                                           int32_t(config_.txns.state_log_segment_bytes), txn_topic_ready_);
+  co_return co_await ensure_internal_topic(
+      {txn::kTransactionTopic, txns_->partitions(), int32_t(config_.txns.state_log_segment_bytes),
+       config_.txns.state_log_replication_factor, "transaction.state.log.replication.factor",
+       config_.txns.state_log_min_isr},
+      txn_topic_ready_);
 }
 
 size_t Broker::txn_partition_shard(int32_t partition) const {
@@ -217,10 +243,10 @@ size_t Broker::txn_shard(const std::string& transactional_id) const {
 }
 
 asio::awaitable<bool> Broker::ensure_offsets_topic() {
-  const std::string name = group::kOffsetsTopic;
-  co_return co_await ensure_internal_topic(name, groups_->partitions(),
-                                           int32_t(config_.groups.offsets_topic_segment_bytes),
-                                           offsets_topic_ready_);
+  co_return co_await ensure_internal_topic(
+      {group::kOffsetsTopic, groups_->partitions(), int32_t(config_.groups.offsets_topic_segment_bytes),
+       config_.groups.offsets_topic_replication_factor, "offsets.topic.replication.factor", 1},
+      offsets_topic_ready_);
 }
 
 size_t Broker::offsets_partition_shard(int32_t partition) const {

@@ -17,6 +17,7 @@
 #include "broker/async_mutex.h"
 #include "broker/cleaner.h"
 #include "broker/config.h"
+#include "broker/coordinator_loads.h"
 #include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
 #include "broker/replication.h"
@@ -139,6 +140,11 @@ class Broker : public net::RequestHandler {
   size_t txn_partition_shard(int32_t partition) const;
   asio::awaitable<bool> ensure_txn_topic();
 
+  // Whether this broker's coordinator serves `partition` of its internal topic as of
+  // `snapshot` (coordinator_loads.h): kNone, NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS.
+  // Always kNone on the single node.
+  KafkaError coordinator_status(CoordinatorKind kind, int32_t partition, const MetadataSnapshot& snapshot) const;
+
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
   // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
@@ -221,13 +227,26 @@ class Broker : public net::RequestHandler {
   void on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view);
   void start_groups();
   void start_txns();
+  // In a cluster: the coordinators load the internal-topic partitions this broker has
+  // come to lead and unload those it no longer leads (coordinator_moves.cc). Under
+  // publish_mu_, after each publish (and once the coordinators exist).
+  void follow_coordinators(const MetadataSnapshot& snapshot);
+  void load_coordinator(CoordinatorKind kind, int32_t partition, int32_t epoch);
+  void unload_coordinator(CoordinatorKind kind, int32_t partition);
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
   asio::awaitable<void> write_checkpoints();
   // The ISR changes this leader asks for, written to etcd (cluster_isr.cc).
   asio::awaitable<void> propose_isr_changes(std::vector<IsrChange> changes);
-  asio::awaitable<bool> ensure_internal_topic(const std::string& name, int32_t partitions,
-                                              int32_t segment_bytes, std::atomic<bool>& ready);
+  struct InternalTopic {
+    const char* name;
+    int32_t partitions;
+    int32_t segment_bytes;
+    int32_t replication_factor;
+    const char* replication_setting;  // the config it comes from, for the warning
+    int32_t min_isr;                  // 1: the broker's default min.insync.replicas
+  };
+  asio::awaitable<bool> ensure_internal_topic(const InternalTopic& topic, std::atomic<bool>& ready);
 
   BrokerConfig config_;
   Topics topics_;
@@ -255,6 +274,11 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<txn::MarkerWriter> txn_markers_;
   std::unique_ptr<txn::TxnCoordinator> txns_;
   std::atomic<bool> txn_topic_ready_{false};
+  // What the coordinators have loaded (cluster only; null on the single node), and
+  // whether follow_coordinators may run yet (guarded by publish_mu_).
+  std::unique_ptr<CoordinatorLoads> group_loads_;
+  std::unique_ptr<CoordinatorLoads> txn_loads_;
+  bool coordinators_follow_ = false;
   std::unique_ptr<BrokerCleaner> cleaner_;
   std::unique_ptr<asio::steady_timer> maintenance_;
   // metrics.listener's endpoint on shard 0 (null when off); after server_, like the timers.

@@ -172,6 +172,9 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
          return {};
        }},
       {"offsets.topic.num.partitions", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_topic_num_partitions); }},
+      {"offsets.topic.replication.factor", [this](auto& k, auto& v) {
+         return to_at_least(k, v, groups.offsets_topic_replication_factor, 1);
+       }},
       {"offsets.topic.segment.bytes", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_topic_segment_bytes); }},
       {"offsets.retention.minutes", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_retention_minutes); }},
       {"offsets.retention.check.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.offsets_retention_check_interval_ms); }},
@@ -198,6 +201,10 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"log.cleaner.backoff.ms", [this](auto& k, auto& v) { return to_int(k, v, cleaner.backoff_ms); }},
       {"transaction.state.log.num.partitions", [this](auto& k, auto& v) { return to_int(k, v, txns.state_log_num_partitions); }},
       {"transaction.state.log.segment.bytes", [this](auto& k, auto& v) { return to_int(k, v, txns.state_log_segment_bytes); }},
+      {"transaction.state.log.replication.factor", [this](auto& k, auto& v) {
+         return to_at_least(k, v, txns.state_log_replication_factor, 1);
+       }},
+      {"transaction.state.log.min.isr", [this](auto& k, auto& v) { return to_at_least(k, v, txns.state_log_min_isr, 1); }},
       {"transaction.max.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, txns.max_timeout_ms); }},
       {"transactional.id.expiration.ms", [this](auto& k, auto& v) { return to_int(k, v, txns.id_expiration_ms); }},
       {"transaction.abort.timed.out.transaction.cleanup.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, txns.abort_timed_out_interval_ms); }},

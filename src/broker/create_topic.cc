@@ -79,6 +79,7 @@ void Broker::publish_metadata() {
       std::make_shared<MetadataSnapshot>(metadata_.version() + 1, std::move(topics), cluster_meta_));
   track_replicated(changed);
   if (fetchers_) fetchers_->update(*metadata_.current());
+  follow_coordinators(*metadata_.current());
 }
 
 // A replicated partition's log tracks its high watermark from the moment this broker

@@ -42,32 +42,34 @@ void GroupLog::append_transactional(int32_t partition, int64_t producer_id, int1
                   std::move(done));
 }
 
-void load_groups(Broker& broker, group::GroupCoordinator& coordinator) {
+void load_group_partition(Broker& broker, group::GroupCoordinator& coordinator, int32_t p) {
   std::vector<uint8_t> scratch;
-  for (int32_t p = 0; p < coordinator.partitions(); ++p) {
-    replay_internal(broker, offsets_partition(p), [&](const record::BatchView& batch) {
-      const int64_t pid = batch.producer_id().value();
-      if (batch.is_control()) {
-        if (!batch.is_transactional()) return;
-        for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes>) {
-          auto k = record::parse_control_key(key);
-          if (k && k->is_end_txn()) {
-            coordinator.replay_marker(p, pid, k->type == int16_t(record::ControlType::kCommit));
-          }
-        });
-        return;
-      }
-      const bool txn = batch.is_transactional();
-      for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes> value) {
-        if (txn) {
-          coordinator.replay_txn(p, pid, key, value);
-        } else {
-          coordinator.replay(p, key, value);
+  replay_internal(broker, offsets_partition(p), [&](const record::BatchView& batch) {
+    const int64_t pid = batch.producer_id().value();
+    if (batch.is_control()) {
+      if (!batch.is_transactional()) return;
+      for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes>) {
+        auto k = record::parse_control_key(key);
+        if (k && k->is_end_txn()) {
+          coordinator.replay_marker(p, pid, k->type == int16_t(record::ControlType::kCommit));
         }
       });
+      return;
+    }
+    const bool txn = batch.is_transactional();
+    for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes> value) {
+      if (txn) {
+        coordinator.replay_txn(p, pid, key, value);
+      } else {
+        coordinator.replay(p, key, value);
+      }
     });
-    coordinator.finish_load(p);
-  }
+  });
+  coordinator.finish_load(p);
+}
+
+void load_groups(Broker& broker, group::GroupCoordinator& coordinator) {
+  for (int32_t p = 0; p < coordinator.partitions(); ++p) load_group_partition(broker, coordinator, p);
 }
 
 }  // namespace strata::broker

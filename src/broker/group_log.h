@@ -23,9 +23,13 @@ class GroupLog : public group::OffsetsLog {
   Broker& broker_;
 };
 
-// Reads every batch of every __consumer_offsets partition (before the broker serves)
-// and hands its records to the coordinator: transactional offset commits as pending,
-// markers ending them, other control batches skipped.
+// Reads every batch of a __consumer_offsets partition and hands its records to the
+// coordinator (transactional offset commits as pending, markers ending them, other
+// control batches skipped), then finishes its load. On the partition's owner shard, or
+// before the shards run.
+void load_group_partition(Broker& broker, group::GroupCoordinator& coordinator, int32_t partition);
+
+// Every partition, before the broker serves (the single node).
 void load_groups(Broker& broker, group::GroupCoordinator& coordinator);
 
 }  // namespace strata::broker

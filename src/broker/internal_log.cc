@@ -15,6 +15,13 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   auto answer = [ex, done](KafkaError error) { asio::post(ex, [done, error] { done(error); }); };
   storage::Log* log = broker.logs().get(tp);
   if (log == nullptr) return answer(KafkaError::kUnknownTopicOrPartition);
+  // In a cluster only the partition's leader writes it: a coordinator that lost the
+  // leadership (its unload not yet run) must not append to what is now a follower.
+  const auto snapshot = broker.metadata();
+  const PartitionMeta* meta = snapshot->partition(tp.topic, tp.partition.value());
+  if (broker.in_cluster() && (meta == nullptr || meta->leader != broker.config().node_id)) {
+    return answer(KafkaError::kNotLeaderOrFollower);
+  }
   const int64_t now = now_ms();
   record::BatchBuilder builder(options);
   for (const InternalRecord& r : records) {
@@ -36,8 +43,17 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   }
   broker.fetch_waiters().notify(tp);
   broker.after_leader_append(tp, *log);
-  log->sync([answer](Result<void, storage::StorageError> r) {
-    answer(r.ok() ? KafkaError::kNone : KafkaError::kKafkaStorageError);
+  // Kafka's coordinators write with acks=all: a replicated partition answers once its
+  // high watermark passes the batch (the ISR has it), or with the replication error.
+  const bool replicated = meta != nullptr && Replication::replicated(*meta);
+  const int64_t end = appended->last_offset.value() + 1;
+  const int64_t deadline = now + broker.config().request_timeout_ms;
+  log->sync([&broker, tp, log, answer, replicated, end, deadline](Result<void, storage::StorageError> r) {
+    if (!r.ok()) return answer(KafkaError::kKafkaStorageError);
+    if (!replicated) return answer(KafkaError::kNone);
+    broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [answer](int16_t error) {
+      answer(error == 0 ? KafkaError::kNone : static_cast<KafkaError>(error));
+    });
   });
 }
 

@@ -87,9 +87,14 @@ class MetadataSnapshot {
   // The leader of `topic`'s partition `partition`: -1 if the snapshot has no such
   // partition or it has no leader.
   int32_t leader(std::string_view topic, int32_t partition) const {
+    const PartitionMeta* p = this->partition(topic, partition);
+    return p == nullptr ? -1 : p->leader;
+  }
+  // `topic`'s partition `partition`; null if the snapshot has no such partition.
+  const PartitionMeta* partition(std::string_view topic, int32_t partition) const {
     const TopicMeta* t = this->topic(topic);
-    if (t == nullptr || partition < 0 || partition >= t->partition_count()) return -1;
-    return t->partitions[size_t(partition)].leader;
+    if (t == nullptr || partition < 0 || partition >= t->partition_count()) return nullptr;
+    return &t->partitions[size_t(partition)];
   }
 
  private:

@@ -10,27 +10,17 @@
 
 namespace strata::broker {
 
-namespace {
-
-const PartitionMeta* partition_of(const MetadataSnapshot& snapshot, const storage::TopicPartition& tp) {
-  const TopicMeta* t = snapshot.topic(tp.topic);
-  if (t == nullptr || tp.partition.value() < 0 || tp.partition.value() >= t->partition_count()) return nullptr;
-  return &t->partitions[size_t(tp.partition.value())];
-}
-
-}  // namespace
-
 int64_t Broker::broker_epoch() const { return cluster_ ? cluster_->broker_epoch() : -1; }
 
 LeaderEpoch Broker::leader_epoch_of(const storage::TopicPartition& tp) const {
   auto snapshot = metadata();
-  const PartitionMeta* p = partition_of(*snapshot, tp);
+  const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());
   return LeaderEpoch(p == nullptr ? 0 : std::max(p->leader_epoch, 0));
 }
 
 void Broker::after_leader_append(const storage::TopicPartition& tp, storage::Log& log) {
   auto snapshot = metadata();
-  const PartitionMeta* p = partition_of(*snapshot, tp);
+  const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());
   if (p == nullptr || !Replication::replicated(*p)) return;
   if (replication_->after_leader_append(tp, *p, log, now_ms())) fetch_waiters_.notify(tp);
 }

@@ -182,16 +182,18 @@ void BrokerMarkers::write(int32_t txn_partition, txn::MarkerRequest request,
   }
 }
 
-void load_txns(Broker& broker, txn::TxnCoordinator& coordinator) {
+void replay_txn_partition(Broker& broker, txn::TxnCoordinator& coordinator, int32_t p) {
   std::vector<uint8_t> scratch;
-  for (int32_t p = 0; p < coordinator.partitions(); ++p) {
-    replay_internal(broker, state_partition(p), [&](const record::BatchView& batch) {
-      if (batch.is_control()) return;
-      for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes> value) {
-        coordinator.replay(p, key, value);
-      });
+  replay_internal(broker, state_partition(p), [&](const record::BatchView& batch) {
+    if (batch.is_control()) return;
+    for_each_record(batch, scratch, [&](Bytes key, std::optional<Bytes> value) {
+      coordinator.replay(p, key, value);
     });
-  }
+  });
+}
+
+void load_txns(Broker& broker, txn::TxnCoordinator& coordinator) {
+  for (int32_t p = 0; p < coordinator.partitions(); ++p) replay_txn_partition(broker, coordinator, p);
 }
 
 }  // namespace strata::broker

@@ -43,6 +43,11 @@ class BrokerMarkers : public txn::MarkerWriter {
 void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                             const txn::MarkerRequest& marker, std::function<void(KafkaError)> done);
 
+// Replays one __transaction_state partition's records into the coordinator (its
+// finish_load is the caller's, on the partition's shard once the shards run).
+void replay_txn_partition(Broker& broker, txn::TxnCoordinator& coordinator, int32_t partition);
+
+// Every partition, before the broker serves (the single node).
 void load_txns(Broker& broker, txn::TxnCoordinator& coordinator);
 
 }  // namespace strata::broker

@@ -8,6 +8,9 @@ namespace strata::group {
 struct GroupConfig {
   int32_t offsets_topic_num_partitions = 50;            // offsets.topic.num.partitions
   int32_t offsets_topic_segment_bytes = 104857600;      // offsets.topic.segment.bytes
+  // offsets.topic.replication.factor; in a cluster, at most the live brokers when the
+  // topic is created (with a warning), as a dev cluster needs.
+  int32_t offsets_topic_replication_factor = 3;
   int64_t offsets_retention_minutes = 10080;            // offsets.retention.minutes (7 days)
   int64_t offsets_retention_check_interval_ms = 600000; // offsets.retention.check.interval.ms
   int32_t offset_metadata_max_bytes = 4096;             // offset.metadata.max.bytes

@@ -41,7 +41,7 @@ GroupCoordinator::GroupPtr GroupCoordinator::get_or_create(const std::string& gr
 void GroupCoordinator::erase(const Group& g) {
   auto& groups = groups_[size_t(g.partition)];
   auto it = groups.find(g.id);
-  if (it == groups.end()) return;
+  if (it == groups.end() || it->second.get() != &g) return;  // a reloaded group of the same id stays
   it->second->timer.cancel();
   groups.erase(it);
 }
@@ -174,6 +174,21 @@ void GroupCoordinator::finish_load(int32_t partition) {
 
 void GroupCoordinator::shutdown(int32_t partition) {
   for (const auto& [id, g] : groups_[size_t(partition)]) g->timer.cancel();
+}
+
+void GroupCoordinator::unload(int32_t partition) {
+  loading_[size_t(partition)].reset();
+  std::map<std::string, GroupPtr> gone = std::move(groups_[size_t(partition)]);
+  groups_[size_t(partition)].clear();
+  for (const auto& [id, g] : gone) {
+    g->timer.cancel();
+    g->state = GroupState::kDead;
+    for (Member& m : g->members) {
+      if (m.awaiting_join) std::exchange(m.awaiting_join, {})(JoinResult{.error = errc::kNotCoordinator});
+      if (m.awaiting_sync) std::exchange(m.awaiting_sync, {})(SyncResult{.error = errc::kNotCoordinator});
+    }
+  }
+  if (!gone.empty()) spdlog::info("{}-{}: unloaded {} groups", kOffsetsTopic, partition, gone.size());
 }
 
 }  // namespace strata::group

@@ -194,6 +194,11 @@ class GroupCoordinator {
   void expire(int32_t partition, int64_t now_ms);
   // Cancels every timer of the partition's groups (at shutdown).
   void shutdown(int32_t partition);
+  // Kafka's onResignation: this broker no longer leads the partition. Its groups are
+  // dropped (marked dead, timers cancelled) and the joins and syncs parked on them are
+  // answered NOT_COORDINATOR, so their members find the new coordinator; a replay in
+  // progress is discarded. Writes still in flight finish on the detached groups.
+  void unload(int32_t partition);
 
  private:
   using GroupPtr = std::shared_ptr<Group>;

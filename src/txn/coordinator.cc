@@ -319,6 +319,22 @@ void TxnCoordinator::arm(int32_t partition) {
   });
 }
 
+void TxnCoordinator::unload(int32_t partition) {
+  PartitionState& ps = *parts_[size_t(partition)];
+  ps.loaded = false;
+  if (ps.timer) ps.timer->cancel();
+  std::map<std::string, MetaPtr> gone = std::move(ps.txns);
+  ps.txns.clear();
+  for (const auto& [id, m] : gone) {
+    m->unloaded = true;
+    if (m->retry_timer) m->retry_timer->cancel();
+    std::vector<Metadata::Parked> parked;
+    parked.swap(m->after_complete);
+    for (auto& p : parked) p.give_up();
+  }
+  if (!gone.empty()) spdlog::info("{}-{}: unloaded {} transactional ids", kTransactionTopic, partition, gone.size());
+}
+
 void TxnCoordinator::shutdown(int32_t partition) {
   PartitionState& ps = *parts_[size_t(partition)];
   if (ps.timer) ps.timer->cancel();

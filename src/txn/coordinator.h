@@ -145,6 +145,12 @@ class TxnCoordinator {
   void tick(int32_t partition);
   // Cancels the partition's timers (at shutdown).
   void shutdown(int32_t partition);
+  // This broker no longer leads the partition (Kafka's removeTransactionsForTxnTopicPartition):
+  // its ids are dropped and requests get COORDINATOR_NOT_AVAILABLE until a load; parked
+  // requests give up (CONCURRENT_TRANSACTIONS: the client retries and is redirected);
+  // marker and completion retries of the dropped ids stop (the new coordinator, loading
+  // the replicated log, finishes what was prepared).
+  void unload(int32_t partition);
 
   struct Metadata;  // one transactional id (coordinator.cc)
 

@@ -151,6 +151,7 @@ void TxnCoordinator::complete(const MetaPtr& m) {
 }
 
 void TxnCoordinator::retry_later(const MetaPtr& m, std::function<void()> again) {
+  if (m->unloaded) return;
   if (!m->retry_timer) m->retry_timer = std::make_unique<asio::steady_timer>(executor_for_(m->partition));
   m->retry_timer->expires_after(std::chrono::milliseconds(config_.marker_retry_backoff_ms));
   m->retry_timer->async_wait([again = std::move(again)](std::error_code ec) {

@@ -35,6 +35,7 @@ struct TxnCoordinator::Metadata {
   // get CONCURRENT_TRANSACTIONS.
   bool pending = false;
   std::unique_ptr<asio::steady_timer> retry_timer;  // marker or complete retries
+  bool unloaded = false;  // its partition was unloaded: nothing is retried for it
   // Requests that arrived while the markers of the ended transaction were being
   // written: run again once it is complete (instead of CONCURRENT_TRANSACTIONS, which
   // clients retry only after 20-100 ms), or answered CONCURRENT_TRANSACTIONS if a

@@ -105,6 +105,32 @@ class Process:
             return ""
 
 
+def call(bootstrap, api_key, version, body):
+    """One request by hand (header v1); the response body after the correlation id."""
+    host, port = bootstrap.split(":")
+    client = b"cluster-test"
+    frame = struct.pack(">hhih", api_key, version, 9, len(client)) + client + body
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(struct.pack(">i", len(frame)) + frame)
+        r = Reader(read_frame(sock))
+    r.int32()
+    return r
+
+
+def string(s):
+    b = s.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def find_coordinator(bootstrap, key, key_type):
+    """FindCoordinator v1: (error, node id)."""
+    r = call(bootstrap, 10, 1, string(key) + struct.pack(">b", key_type))
+    r.int32()  # throttle
+    error = r.take(">h")
+    r.string()  # message
+    return error, r.int32()
+
+
 def wait_port(port, proc, what, timeout=20):
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -29,7 +29,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import Cluster, Reader  # noqa: E402
+from harness import Cluster, Reader, call, find_coordinator, string  # noqa: E402
 import flexible  # noqa: E402  (after harness, which puts strata_broker on the path)
 from strata_broker import check, read_frame  # noqa: E402
 
@@ -40,32 +40,6 @@ binary = sys.argv[1]
 PARTITIONS = 6
 NOT_COORDINATOR = 16
 NOT_LEADER = 6
-
-
-def call(bootstrap, api_key, version, body):
-    """One request by hand (header v1); the response body after the correlation id."""
-    host, port = bootstrap.split(":")
-    client = b"txn-test"
-    frame = struct.pack(">hhih", api_key, version, 9, len(client)) + client + body
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(struct.pack(">i", len(frame)) + frame)
-        r = Reader(read_frame(sock))
-    r.int32()
-    return r
-
-
-def string(s):
-    b = s.encode()
-    return struct.pack(">h", len(b)) + b
-
-
-def find_coordinator(bootstrap, key, key_type):
-    """FindCoordinator v1: (error, node id)."""
-    r = call(bootstrap, 10, 1, string(key) + struct.pack(">b", key_type))
-    r.int32()  # throttle
-    error = r.take(">h")
-    r.string()  # message
-    return error, r.int32()
 
 
 def init_pid_error(bootstrap, txn_id):

@@ -74,8 +74,8 @@ asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, R
       r.groups.push_back(std::move(g));
       continue;
     }
-    if (!coordinates(broker, ctx, id)) {
-      g.error_code = kafka_error::kNotCoordinator;
+    if (const KafkaError here = coordinator_error(broker, ctx, id); here != KafkaError::kNone) {
+      g.error_code = code_of(here);
       r.groups.push_back(std::move(g));
       continue;
     }
@@ -100,8 +100,9 @@ asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, Reque
   group::GroupCoordinator& coord = broker.groups();
   for (const std::string& id : request.groups_names) {
     KafkaError error = KafkaError::kGroupIdNotFound;
-    if (coordinator && !coordinates(broker, ctx, id)) {
-      error = KafkaError::kNotCoordinator;
+    const KafkaError here = coordinator ? coordinator_error(broker, ctx, id) : KafkaError::kNone;
+    if (here != KafkaError::kNone) {
+      error = here;
     } else if (coordinator) {
       error = co_await broker.on_shard_async<KafkaError>(
           broker.group_shard(id), [&coord, &id](std::function<void(KafkaError)> done) {

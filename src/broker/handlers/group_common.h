@@ -27,12 +27,12 @@ inline int32_t group_coordinator(Broker& broker, const MetadataSnapshot& snapsho
   return snapshot.leader(group::kOffsetsTopic, broker.groups().partition_for(group));
 }
 
-// In a cluster a group is served by the leader of its partition only (with one replica
-// per partition, the same broker for the partition's whole life, so the coordinator
-// loaded at start stays right): NOT_COORDINATOR elsewhere, and the client asks
-// FindCoordinator again.
-inline bool coordinates(Broker& broker, const RequestContext& ctx, const std::string& group) {
-  return group_coordinator(broker, *ctx.metadata, group) == broker.config().node_id;
+// kNone if this broker serves the group now. On the single node always; in a cluster
+// only the leader of the group's __consumer_offsets partition, once it has loaded that
+// partition at its leader epoch (COORDINATOR_LOAD_IN_PROGRESS until then), and
+// NOT_COORDINATOR on the others, so the client asks FindCoordinator again.
+inline KafkaError coordinator_error(Broker& broker, const RequestContext& ctx, const std::string& group) {
+  return broker.coordinator_status(CoordinatorKind::kGroups, broker.groups().partition_for(group), *ctx.metadata);
 }
 
 }  // namespace strata::broker

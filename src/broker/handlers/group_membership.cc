@@ -94,8 +94,8 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
-  if (!coordinates(broker, ctx, request.group_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   const int16_t version = ctx.header.api_version;
@@ -136,8 +136,8 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
-  if (!coordinates(broker, ctx, request.group_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   group::SyncRequest s;
@@ -166,8 +166,10 @@ asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestConte
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
-  if (!coordinates(broker, ctx, request.group_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
+    // Kafka answers a heartbeat during the load blindly with NONE: the member keeps its
+    // session and finds the loaded group on its next one.
+    if (here != KafkaError::kCoordinatorLoadInProgress) r.error_code = code_of(here);
     co_return r;
   }
   group::MemberRef m{request.group_id, request.member_id, request.group_instance_id,
@@ -185,8 +187,8 @@ asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestCo
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
   }
-  if (!coordinates(broker, ctx, request.group_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   const bool batched = ctx.header.api_version >= 3;

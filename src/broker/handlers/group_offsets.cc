@@ -15,7 +15,7 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
   OffsetCommitResponse r;
   const int16_t version = ctx.header.api_version;
   const bool coordinator = (co_await broker.ensure_offsets_topic());
-  const bool here = coordinator && coordinates(broker, ctx, request.group_id);
+  const KafkaError here = coordinator ? coordinator_error(broker, ctx, request.group_id) : KafkaError::kNone;
   const int64_t now = now_ms();
   std::vector<group::CommitPartition> commits;
   std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) slots in r
@@ -26,8 +26,8 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
       int16_t error = 0;
       if (!coordinator) {
         error = kafka_error::kCoordinatorNotAvailable;
-      } else if (!here) {
-        error = kafka_error::kNotCoordinator;
+      } else if (here != KafkaError::kNone) {
+        error = code_of(here);
       } else if (!partition_exists(broker, t.name, p.partition_index)) {
         error = kafka_error::kUnknownTopicOrPartition;
       } else {
@@ -107,8 +107,9 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
     for (const auto& g : request.groups) {
       OffsetFetchResponse::Group rg;
       rg.group_id = g.group_id;
-      if (coordinator && !coordinates(broker, ctx, g.group_id)) {
-        rg.error_code = kafka_error::kNotCoordinator;
+      const KafkaError here = coordinator ? coordinator_error(broker, ctx, g.group_id) : KafkaError::kNone;
+      if (here != KafkaError::kNone) {
+        rg.error_code = code_of(here);
       } else if (coordinator) {
         rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics), request.require_stable);
       } else {
@@ -122,8 +123,8 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
-  if (!coordinates(broker, ctx, request.group_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics),

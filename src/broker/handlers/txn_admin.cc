@@ -39,8 +39,8 @@ asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
       r.transaction_states.push_back(std::move(s));
       continue;
     }
-    if (!coordinates_txn(broker, ctx, id)) {
-      s.error_code = kafka_error::kNotCoordinator;  // the admin client asks FindCoordinator again
+    if (const KafkaError here = txn_coordinator_error(broker, ctx, id); here != KafkaError::kNone) {
+      s.error_code = code_of(here);  // the admin client asks FindCoordinator again
       r.transaction_states.push_back(std::move(s));
       continue;
     }

@@ -29,11 +29,12 @@ inline int32_t txn_coordinator(Broker& broker, const MetadataSnapshot& snapshot,
   return snapshot.leader(txn::kTransactionTopic, broker.txns().partition_for(id));
 }
 
-// In a cluster a transactional id is served by its coordinator only (one replica per
-// partition: the same broker for the partition's whole life, so what it loaded at start
-// stays right); elsewhere NOT_COORDINATOR, and the producer asks FindCoordinator again.
-inline bool coordinates_txn(Broker& broker, const RequestContext& ctx, const std::string& id) {
-  return txn_coordinator(broker, *ctx.metadata, id) == broker.config().node_id;
+// kNone if this broker serves the transactional id now: on the single node always; in a
+// cluster only the leader of its __transaction_state partition once it has loaded it
+// (COORDINATOR_LOAD_IN_PROGRESS until then); NOT_COORDINATOR elsewhere, and the producer
+// asks FindCoordinator again.
+inline KafkaError txn_coordinator_error(Broker& broker, const RequestContext& ctx, const std::string& id) {
+  return broker.coordinator_status(CoordinatorKind::kTxns, broker.txns().partition_for(id), *ctx.metadata);
 }
 
 // InitProducerId with a transactional id (handlers/txn_coordinator.cc).

@@ -70,7 +70,9 @@ asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
     Broker& broker, const RequestContext& ctx, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
     const std::vector<AddPartitionsToTxnRequest::Topic>& topics, int16_t version) {
   if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, kafka_error::kCoordinatorNotAvailable);
-  if (!coordinates_txn(broker, ctx, id)) co_return results(broker, topics, kafka_error::kNotCoordinator);
+  if (const KafkaError here = txn_coordinator_error(broker, ctx, id); here != KafkaError::kNone) {
+    co_return results(broker, topics, code_of(here));
+  }
   if (verify_only) {
     txn::TxnCoordinator& c = broker.txns();
     std::vector<AddPartitionsToTxnResponse::TopicResult> out = results(broker, topics, 0);
@@ -99,8 +101,8 @@ asio::awaitable<InitProducerIdResponse> handle_transactional_init(Broker& broker
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
-  if (!coordinates_txn(broker, ctx, *request.transactional_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = txn_coordinator_error(broker, ctx, *request.transactional_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   txn::InitPidRequest init{*request.transactional_id, request.transaction_timeout_ms,
@@ -146,8 +148,8 @@ asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broke
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
-  if (!coordinates_txn(broker, ctx, request.transactional_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = txn_coordinator_error(broker, ctx, request.transactional_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   const TopicParts parts = {
@@ -166,8 +168,8 @@ asio::awaitable<EndTxnResponse> handle_end_txn(Broker& broker, RequestContext& c
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
   }
-  if (!coordinates_txn(broker, ctx, request.transactional_id)) {
-    r.error_code = kafka_error::kNotCoordinator;
+  if (const KafkaError here = txn_coordinator_error(broker, ctx, request.transactional_id); here != KafkaError::kNone) {
+    r.error_code = code_of(here);
     co_return r;
   }
   const bool bump = ctx.header.api_version >= 5;

@@ -17,7 +17,7 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
                                                                   TxnOffsetCommitRequest& request) {
   TxnOffsetCommitResponse r;
   const bool coordinator = (co_await broker.ensure_offsets_topic());
-  const bool here = coordinator && coordinates(broker, ctx, request.group_id);
+  const KafkaError here = coordinator ? coordinator_error(broker, ctx, request.group_id) : KafkaError::kNone;
   group::TxnCommitRequest commit;
   commit.group_id = request.group_id;
   commit.producer_id = request.producer_id;
@@ -34,8 +34,8 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
       int16_t e = 0;
       if (!coordinator) {
         e = kafka_error::kCoordinatorNotAvailable;
-      } else if (!here) {
-        e = kafka_error::kNotCoordinator;  // in a cluster, another broker leads the group's partition
+      } else if (here != KafkaError::kNone) {
+        e = code_of(here);  // in a cluster, another broker leads the group's partition, or it loads
       } else if (!partition_exists(broker, t.name, p.partition_index)) {
         e = kafka_error::kUnknownTopicOrPartition;
       }
