@@ -266,6 +266,7 @@ void Broker::start_maintenance() {
 // checkpoints are written from shard 0. Once a second, cheap when idle.
 asio::awaitable<void> Broker::maintenance_loop() {
   int64_t last_retention = now_ms(), last_checkpoint = now_ms(), last_group_expiry = now_ms();
+  int64_t last_rebalance = now_ms();
   while (!stopped_) {
     maintenance_->expires_after(std::chrono::seconds(1));
     asio::error_code ec;
@@ -298,14 +299,16 @@ asio::awaitable<void> Broker::maintenance_loop() {
     // the followers' progress calls for (replica.lag.time.max.ms) go to etcd.
     replication_->expire(now);
     if (cluster_) {
+      // The controller's leader rebalance (Kafka's checkLeaderImbalance).
+      if (config_.auto_leader_rebalance_enable &&
+          now - last_rebalance >= int64_t(config_.leader_imbalance_check_interval_seconds) * 1000) {
+        last_rebalance = now;
+        if (cluster_->controller_epoch() != 0) co_await blocking([this] { rebalance_leaders(); return true; });
+      }
       auto snapshot = metadata();
       auto changes = replication_->isr_changes(
           now, std::max<int64_t>(config_.replica_lag_time_max_ms / 2, 1000),
-          [&snapshot](const storage::TopicPartition& tp) -> const PartitionMeta* {
-            const TopicMeta* t = snapshot->topic(tp.topic);
-            if (t == nullptr || tp.partition.value() >= t->partition_count()) return nullptr;
-            return &t->partitions[size_t(tp.partition.value())];
-          },
+          [&snapshot](const storage::TopicPartition& tp) { return snapshot->partition(tp.topic, tp.partition.value()); },
           [&snapshot](int32_t node) { return snapshot->cluster().broker(node) != nullptr; });
       if (!changes.empty()) co_await propose_isr_changes(std::move(changes));
     }

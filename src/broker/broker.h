@@ -38,11 +38,19 @@ class PeerPool;
 namespace strata::cluster {
 class ClusterNode;
 struct ClusterView;
+enum class ElectionType : int8_t;  // cluster/elections.h
 }  // namespace strata::cluster
 
 namespace strata::broker {
 
 class MetricsServer;
+
+// One partition's ElectLeaders answer (Broker::elect_leaders).
+struct ElectionResult {
+  storage::TopicPartition tp;
+  KafkaError error = KafkaError::kNone;
+  std::string message;  // empty: Kafka's default text for the error
+};
 class ReplicaFetchers;
 
 struct RequestContext {
@@ -145,6 +153,14 @@ class Broker : public net::RequestHandler {
   // Always kNone on the single node.
   KafkaError coordinator_status(CoordinatorKind kind, int32_t partition, const MetadataSnapshot& snapshot) const;
 
+  // ElectLeaders in a cluster (cluster_elections.cc): each partition asked (every
+  // partition when `which` is null, leaving out those that need no election) with its
+  // result, answered once this broker's metadata shows the new leaders (at most
+  // `timeout_ms`).
+  asio::awaitable<std::vector<ElectionResult>> elect_leaders(
+      cluster::ElectionType type, const std::optional<std::vector<storage::TopicPartition>>& which,
+      int32_t timeout_ms);
+
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
   // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
@@ -233,6 +249,8 @@ class Broker : public net::RequestHandler {
   void follow_coordinators(const MetadataSnapshot& snapshot);
   void load_coordinator(CoordinatorKind kind, int32_t partition, int32_t epoch);
   void unload_coordinator(CoordinatorKind kind, int32_t partition);
+  // The controller's automatic leader rebalance round (blocking: etcd writes).
+  void rebalance_leaders();
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
   asio::awaitable<void> write_checkpoints();

@@ -138,6 +138,13 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"num.replica.fetchers", [this](auto& k, auto& v) { return to_at_least(k, v, num_replica_fetchers, 1); }},
       {"strata.replica.fsync", bool_of(replica_fsync)},
       {"controlled.shutdown.enable", bool_of(controlled_shutdown_enable)},
+      {"auto.leader.rebalance.enable", bool_of(auto_leader_rebalance_enable)},
+      {"leader.imbalance.per.broker.percentage", [this](auto& k, auto& v) {
+         return to_at_least(k, v, leader_imbalance_per_broker_percentage, 0);
+       }},
+      {"leader.imbalance.check.interval.seconds", [this](auto& k, auto& v) {
+         return to_at_least(k, v, leader_imbalance_check_interval_seconds, 1);
+       }},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, message_max_bytes); !r) return r;
          return log_defaults.apply({{"max.message.bytes", v}});

@@ -50,6 +50,12 @@ struct BrokerConfig {
   int32_t replica_lag_time_max_ms = 30000;
   int32_t num_replica_fetchers = 1;
   bool replica_fsync = true;
+  // Kafka's automatic leader rebalance (the controller, every
+  // leader.imbalance.check.interval.seconds): auto.leader.rebalance.enable, and the share
+  // of a broker's preferred partitions it may not lead (percent) before they move back.
+  bool auto_leader_rebalance_enable = true;
+  int32_t leader_imbalance_per_broker_percentage = 10;
+  int32_t leader_imbalance_check_interval_seconds = 300;
   int32_t num_partitions = 1;                 // num.partitions
   int16_t default_replication_factor = 1;     // default.replication.factor
   bool auto_create_topics_enable = true;      // auto.create.topics.enable

@@ -26,6 +26,7 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(CreateTopics, handle_create_topics),
       STRATA_API(DeleteTopics, handle_delete_topics),
       STRATA_API(DeleteRecords, handle_delete_records),
+      STRATA_API(ElectLeaders, handle_elect_leaders),
       STRATA_API(CreatePartitions, handle_create_partitions),
       STRATA_API(DescribeConfigs, handle_describe_configs),
       STRATA_API(AlterConfigs, handle_alter_configs),

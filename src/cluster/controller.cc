@@ -101,9 +101,13 @@ std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t contro
 // failure is told apart by reading /controller.
 ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch,
                              const UncleanElection& unclean) {
+  return write_state_changes(etcd, keys, plan_state_changes(v, epoch, unclean), epoch);
+}
+
+ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std::vector<StateChange>& plan,
+                                  int64_t epoch) {
   static LogLimit failures("controller writes failed");
   ControllerRun run;
-  const std::vector<StateChange> plan = plan_state_changes(v, epoch, unclean);
   for (size_t i = 0; i < plan.size(); i += kStatesPerTxn - 1) {
     TxnRequest t = fenced(keys, epoch);
     const size_t end = std::min(plan.size(), i + kStatesPerTxn - 1);

@@ -48,6 +48,11 @@ struct ControllerRun {
 ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch,
                              const UncleanElection& unclean = {});
 
+// Writes `changes` as run_controller does (transactions of at most kStatesPerTxn states,
+// each fenced by the controller epoch and each state by its planned revision).
+ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std::vector<StateChange>& changes,
+                                  int64_t epoch);
+
 // Deletes /controller if this epoch still holds it (a clean shutdown).
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch);
 

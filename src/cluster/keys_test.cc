@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/controller.h"
+#include "cluster/elections.h"
 #include "cluster/placement.h"
 
 #include <map>
@@ -167,6 +168,59 @@ TEST(Controller, UncleanElectionOnlyWhereAllowed) {
   for (const auto& c : plan_state_changes(v, 9, by_override)) {
     EXPECT_EQ(c.state.leader, c.partition == 1 && c.topic == "risky" ? 3 : 2) << c.topic << c.partition;
   }
+}
+
+// ElectLeaders' rules (KIP-183, KIP-460): preferred only to a live in-sync first replica,
+// unclean only where the leader is gone; a new leader bumps both epochs.
+TEST(Elections, PreferredAndUncleanRules) {
+  ClusterView v = view_with({1, 2});
+  const PartitionState led_by_2{2, 4, {1, 2}, 6, 1};
+  auto preferred = elect(v, led_by_2, {1, 2, 3}, ElectionType::kPreferred);
+  ASSERT_TRUE(preferred.ok());
+  EXPECT_EQ(preferred->leader, 1);
+  EXPECT_EQ(preferred->leader_epoch, 5);
+  EXPECT_EQ(preferred->partition_epoch, 7);
+  EXPECT_EQ(preferred->isr, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(elect(v, {1, 4, {1, 2}, 6, 1}, {1, 2, 3}, ElectionType::kPreferred).error(),
+            KafkaError::kElectionNotNeeded);
+  // The preferred replica out of the ISR, or not alive: no preferred election.
+  EXPECT_EQ(elect(v, {2, 4, {2}, 6, 1}, {1, 2, 3}, ElectionType::kPreferred).error(),
+            KafkaError::kPreferredLeaderNotAvailable);
+  EXPECT_EQ(elect(v, {2, 4, {2, 3}, 6, 1}, {3, 2, 1}, ElectionType::kPreferred).error(),
+            KafkaError::kPreferredLeaderNotAvailable);
+  // Unclean: not needed while the leader lives; a live ISR member first; else a live
+  // replica alone in the ISR; else nobody.
+  EXPECT_EQ(elect(v, led_by_2, {1, 2, 3}, ElectionType::kUnclean).error(), KafkaError::kElectionNotNeeded);
+  auto from_isr = elect(v, {3, 4, {3, 2}, 6, 1}, {3, 2, 1}, ElectionType::kUnclean);
+  ASSERT_TRUE(from_isr.ok());
+  EXPECT_EQ(from_isr->leader, 2);
+  EXPECT_EQ(from_isr->isr, (std::vector<int32_t>{3, 2}));
+  auto outside = elect(v, {-1, 4, {3}, 6, 1}, {3, 1, 2}, ElectionType::kUnclean);
+  ASSERT_TRUE(outside.ok());
+  EXPECT_EQ(outside->leader, 1);
+  EXPECT_EQ(outside->isr, std::vector<int32_t>{1});
+  EXPECT_EQ(elect(v, {-1, 4, {3}, 6, 1}, {3, 4}, ElectionType::kUnclean).error(),
+            KafkaError::kEligibleLeadersNotAvailable);
+}
+
+// The automatic rebalance moves a broker's preferred partitions back only once the share
+// it does not lead exceeds leader.imbalance.per.broker.percentage.
+TEST(Elections, RebalanceOnlyAboveTheImbalanceShare) {
+  ClusterView v = view_with({1, 2, 3});
+  v.topics["t"] = TopicEntry{{"id", {{1, 2, 3}, {1, 3, 2}, {1, 2, 3}, {2, 1, 3}, {3, 1, 2}}}, 5, 5};
+  v.states[{"t", 0}] = StateEntry{{2, 3, {1, 2, 3}, 3, 1}, 11};  // broker 1 prefers, 2 leads
+  v.states[{"t", 1}] = StateEntry{{1, 3, {1, 2, 3}, 3, 1}, 12};
+  v.states[{"t", 2}] = StateEntry{{1, 3, {1, 2, 3}, 3, 1}, 13};
+  v.states[{"t", 3}] = StateEntry{{2, 3, {1, 2, 3}, 3, 1}, 14};
+  v.states[{"t", 4}] = StateEntry{{1, 3, {1, 2}, 3, 1}, 15};  // 3 prefers but is out of the ISR
+  EXPECT_TRUE(plan_preferred_elections(v, 9, 40).empty());  // broker 1: 1 of 3 not led, 33 %
+  auto plan = plan_preferred_elections(v, 9, 10);
+  ASSERT_EQ(plan.size(), 1u);  // t-4 is imbalanced too, but 3 cannot lead it
+  EXPECT_EQ(plan[0].partition, 0);
+  EXPECT_EQ(plan[0].state.leader, 1);
+  EXPECT_EQ(plan[0].state.leader_epoch, 4);
+  EXPECT_EQ(plan[0].state.controller_epoch, 9);
+  EXPECT_EQ(plan[0].mod_revision, 11);
 }
 
 }  // namespace

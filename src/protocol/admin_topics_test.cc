@@ -1,5 +1,5 @@
 // Topic and partition admin APIs (CreateTopics, DeleteTopics, CreatePartitions,
-// DeleteRecords, DescribeLogDirs): every version of every message round-trips, fields a
+// DeleteRecords, DescribeLogDirs, ElectLeaders): every version of every message round-trips, fields a
 // version lacks keep Kafka's defaults, every truncation is rejected, and non-flexible
 // versions match bytes written by kafka-python (an independent implementation).
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_log_dirs.h"
+#include "protocol/apis/elect_leaders.h"
 #include "protocol/test_util.h"
 
 namespace strata::protocol {
@@ -121,6 +122,22 @@ DescribeLogDirsResponse describe_log_dirs_response() {
   return m;
 }
 
+ElectLeadersRequest elect_leaders_request() {
+  ElectLeadersRequest m;
+  m.election_type = 1;
+  m.topic_partitions = std::vector<ElectLeadersRequest::TopicPartitions>{{"t", {0, 3}}, {"u", {1}}};
+  m.timeout_ms = 1234;
+  return m;
+}
+
+ElectLeadersResponse elect_leaders_response() {
+  ElectLeadersResponse m;
+  m.throttle_time_ms = 3;
+  m.error_code = 42;
+  m.replica_election_results = {{"t", {{3, 84, "not needed"}, {5, 80, "none alive"}}}};
+  return m;
+}
+
 // ---- Every version round-trips.
 
 TEST(AdminApis, CreateTopicsEveryVersion) {
@@ -148,7 +165,33 @@ TEST(AdminApis, DescribeLogDirsEveryVersion) {
   expect_every_version(describe_log_dirs_response());
 }
 
+TEST(AdminApis, ElectLeadersEveryVersion) {
+  expect_every_version(elect_leaders_request());
+  expect_every_version(elect_leaders_response());
+}
+
 // ---- The version boundaries where fields come and go.
+
+// v0 has no election type (preferred) and no top-level error; a null list is every
+// partition.
+TEST(AdminApis, ElectLeadersVersionZeroAndNullList) {
+  ElectLeadersRequest request = elect_leaders_request();
+  ElectLeadersResponse response = elect_leaders_response();
+  auto v0 = decode<ElectLeadersRequest>(encode(request, 0), 0);
+  ASSERT_TRUE(v0);
+  EXPECT_EQ(v0->election_type, 0);
+  auto r0 = decode<ElectLeadersResponse>(encode(response, 0), 0);
+  ASSERT_TRUE(r0);
+  EXPECT_EQ(r0->error_code, 0);
+  ElectLeadersRequest all;
+  all.topic_partitions.reset();
+  all.timeout_ms = 1;
+  EXPECT_EQ(hex(encode(all, 1)), "00ffffffff00000001");
+  EXPECT_EQ(hex(encode(all, 2)), "00000000000100");
+  auto back = decode<ElectLeadersRequest>(unhex("00000000000000"), 2);
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->topic_partitions.has_value());
+}
 
 TEST(AdminApis, CreateTopicsResponseTaggedConfigErrorIsOmittedWhenZero) {
   CreateTopicsResponse m;

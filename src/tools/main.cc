@@ -1,4 +1,5 @@
-// strata: the single binary. Subcommands: broker, cluster, dump-log, topic, group, txn.
+// strata: the single binary. Subcommands: broker, cluster, dump-log, leader-election, topic,
+// group, txn.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -7,6 +8,7 @@
 #include "tools/cluster_command.h"
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
+#include "tools/leader_election_command.h"
 #include "tools/topic_command.h"
 #include "tools/txn_command.h"
 
@@ -52,6 +54,8 @@ int main(int argc, char** argv) {
   strata::tools::add_broker_command(app, broker);
   strata::tools::ClusterArgs cluster;
   strata::tools::add_cluster_command(app, cluster);
+  strata::tools::LeaderElectionArgs election;
+  strata::tools::add_leader_election_command(app, election);
   strata::tools::TopicArgs topic;
   strata::tools::add_topic_command(app, topic);
   strata::tools::GroupArgs group;
@@ -61,6 +65,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
+  if (app.got_subcommand("leader-election")) {
+    return strata::tools::run_leader_election(election, std::cout, std::cerr);
+  }
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
   if (app.got_subcommand("txn")) return strata::tools::run_txn(txn, std::cout, std::cerr);

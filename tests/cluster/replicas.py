@@ -1,9 +1,14 @@
 """What the replication tests share: each partition's leader, replicas and ISR as a
-client sees them, and a replica's segment bytes on disk."""
+client sees them, a replica's segment bytes on disk, an acks=all writer and the checks of
+what it wrote."""
 import glob
 import os
+import threading
+import time
+import uuid
 
-from confluent_kafka import KafkaException
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from strata_broker import check
 
 
 def partitions(admin, topic):
@@ -25,3 +30,98 @@ def segment_bytes(broker, topic, p):
         with open(path, "rb") as f:
             out += f.read()
     return out
+
+
+def all_in_sync(admin, topic, parts, timeout=60):
+    """Waits until every partition of `topic` has a leader and all 3 replicas in its ISR."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = partitions(admin, topic)
+        if len(last) == parts and all(l >= 0 and len(i) == 3 for l, _, i in last.values()):
+            return True
+        time.sleep(0.2)
+    raise AssertionError("not all back in sync: %s" % last)
+
+
+def preferred_leaders(admin, topic):
+    """{partition: its first replica}: the preferred leader, as ElectLeaders elects it."""
+    md = admin.list_topics(topic, timeout=5)
+    return {p.id: p.replicas[0] for p in md.topics[topic].partitions.values()}
+
+
+class Writer(threading.Thread):
+    """An idempotent acks=all confluent-kafka producer writing "p:seq" to each partition of
+    `topic` in turn until stopped; what was acknowledged, as (partition, value)."""
+
+    def __init__(self, bootstrap, topic, parts):
+        super().__init__(daemon=True)
+        self.topic, self.parts = topic, parts
+        self.p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all",
+                           "linger.ms": 2, "message.timeout.ms": 120000})
+        self.acked, self.failed = [], []
+        self.sent = 0
+        self.stopping = threading.Event()
+
+    def done(self, err, msg):
+        if err is None:
+            self.acked.append((msg.partition(), msg.value()))
+        else:
+            self.failed.append(err)
+
+    def run(self):
+        seq = 0
+        while not self.stopping.is_set():
+            for part in range(self.parts):
+                self.p.produce(self.topic, value=b"%d:%d" % (part, seq), partition=part, callback=self.done)
+            seq += 1
+            self.sent += self.parts
+            self.p.poll(0.002)
+        self.p.flush(120)
+
+    def finish(self):
+        self.stopping.set()
+        self.join(150)
+        check(not self.failed, "no produce failed (%d acked; failures %s)" % (len(self.acked), self.failed[:3]))
+
+
+def check_read_back(bootstrap, topic, parts, acked):
+    """Every acknowledged (partition, value) is consumed, none twice, each partition's
+    "p:seq" values in the order they were sent."""
+    cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-" + uuid.uuid4().hex,
+                     "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    cons.assign([TopicPartition(topic, p, 0) for p in range(parts)])
+    got = {p: [] for p in range(parts)}
+    deadline = time.time() + 60
+    total = 0
+    while time.time() < deadline and total < len(acked):
+        m = cons.poll(0.3)
+        if m is not None and m.error() is None:
+            got[m.partition()].append(m.value())
+            total += 1
+    time.sleep(1)
+    while True:  # anything beyond: duplicates would show here
+        m = cons.poll(1.0)
+        if m is None:
+            break
+        if m.error() is None:
+            got[m.partition()].append(m.value())
+    cons.close()
+    read = [(p, v) for p, vs in got.items() for v in vs]
+    missing = set(acked) - set(read)
+    check(not missing, "every acknowledged record is read back (%d; missing %d)" % (len(acked), len(missing)))
+    check(len(read) == len(set(read)), "none twice (%d read, %d distinct)" % (len(read), len(set(read))))
+    ordered = all([int(v.split(b":")[1]) for v in vs] == sorted(int(v.split(b":")[1]) for v in vs)
+                  for vs in got.values())
+    check(ordered, "each partition's records are in the order they were sent")
+
+
+def check_identical(brokers, topic, parts, timeout=30):
+    """Every replica of every partition has the same segment bytes (waiting for the
+    followers' last fetch)."""
+    deadline = time.time() + timeout
+    same = False
+    while time.time() < deadline and not same:
+        same = all(len({segment_bytes(b, topic, p) for b in brokers}) == 1 for p in range(parts))
+        time.sleep(0.3)
+    check(same, "the replicas of every partition are identical")

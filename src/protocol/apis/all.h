@@ -20,6 +20,7 @@
 #include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/describe_producers.h"
 #include "protocol/apis/describe_transactions.h"
+#include "protocol/apis/elect_leaders.h"
 #include "protocol/apis/end_txn.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/find_coordinator.h"
@@ -76,4 +77,5 @@
   X(DescribeCluster)            \
   X(DescribeProducers)          \
   X(DescribeTransactions)       \
-  X(ListTransactions)
+  X(ListTransactions)           \
+  X(ElectLeaders)
