@@ -85,15 +85,22 @@ void Broker::publish_metadata() {
 // A replicated partition's log tracks its high watermark from the moment this broker
 // knows it is replicated, before any request reads or appends to it (the posts run on
 // the owner shards ahead of later requests): until then the high watermark would be the
-// log end, and a consumer could read what no follower has.
+// log end, and a consumer could read what no follower has. Where this broker leads, the
+// new state (a smaller ISR) may also raise the high watermark.
 void Broker::track_replicated(const std::vector<std::shared_ptr<TopicMeta>>& changed) {
   if (!server_) return;
   for (const auto& t : changed) {
     for (int32_t p = 0; p < t->partition_count(); ++p) {
-      if (!Replication::replicated(t->partitions[size_t(p)])) continue;
+      const PartitionMeta& meta = t->partitions[size_t(p)];
+      if (!Replication::replicated(meta)) continue;
       storage::TopicPartition tp{t->name, PartitionId(p)};
-      asio::post(shard(owner_shard(tp)), [this, tp] {
-        if (storage::Log* log = logs_->get(tp)) log->track_high_watermark();
+      std::optional<PartitionMeta> led;
+      if (meta.leader == config_.node_id) led = meta;
+      asio::post(shard(owner_shard(tp)), [this, tp, led = std::move(led)] {
+        storage::Log* log = logs_->get(tp);
+        if (log == nullptr) return;
+        log->track_high_watermark();
+        if (led && replication_->on_state_change(tp, *led, *log, now_ms())) fetch_waiters().notify(tp);
       });
     }
   }

@@ -22,6 +22,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   if (broker.in_cluster() && (meta == nullptr || meta->leader != broker.config().node_id)) {
     return answer(KafkaError::kNotLeaderOrFollower);
   }
+  if (meta != nullptr && Replication::below_min_isr(*meta, *log)) return answer(KafkaError::kNotEnoughReplicas);
   const int64_t now = now_ms();
   record::BatchBuilder builder(options);
   for (const InternalRecord& r : records) {
@@ -48,11 +49,15 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   const bool replicated = meta != nullptr && Replication::replicated(*meta);
   const int64_t end = appended->last_offset.value() + 1;
   const int64_t deadline = now + broker.config().request_timeout_ms;
-  log->sync([&broker, tp, log, answer, replicated, end, deadline](Result<void, storage::StorageError> r) {
+  auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
+  log->sync([&broker, tp, log, answer, replicated, end, deadline, shard](Result<void, storage::StorageError> r) {
     if (!r.ok()) return answer(KafkaError::kKafkaStorageError);
     if (!replicated) return answer(KafkaError::kNone);
-    broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [answer](int16_t error) {
-      answer(error == 0 ? KafkaError::kNone : static_cast<KafkaError>(error));
+    // The high watermark is the owner shard's to read (the sync thread runs this).
+    asio::post(shard, [&broker, tp, log, answer, end, deadline] {
+      broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [answer](int16_t error) {
+        answer(error == 0 ? KafkaError::kNone : static_cast<KafkaError>(error));
+      });
     });
   });
 }

@@ -19,6 +19,7 @@
 // anywhere. One mutex guards the tables; callbacks run outside it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +47,12 @@ class Replication {
 
   // Whether `p` is replicated (its log tracks a high watermark): more than one replica.
   static bool replicated(const PartitionMeta& p) { return p.replicas.size() > 1; }
+  // Kafka's check before an acks=all append (produce, coordinator records, transaction
+  // markers): a replicated partition whose ISR is below min.insync.replicas refuses it
+  // with NOT_ENOUGH_REPLICAS.
+  static bool below_min_isr(const PartitionMeta& p, const storage::Log& log) {
+    return replicated(p) && p.isr.size() < size_t(std::max(log.config().min_insync_replicas, 1));
+  }
 
   // A follower's fetch of `tp` from `fetch_offset` (its log end), answered from `log`,
   // which this broker leads per `meta`. Raises the high watermark if it may; true if it
@@ -57,6 +64,14 @@ class Replication {
   // partition is replicated, before any append).
   bool after_leader_append(const storage::TopicPartition& tp, const PartitionMeta& meta,
                            storage::Log& log, int64_t now_ms);
+  // After the view changed the state of `tp`, which this broker leads per `meta`: an
+  // ISR that shrank may let the high watermark rise at once (Kafka's
+  // maybeIncrementLeaderHW after an ISR change), completing acks=all waits no later
+  // fetch or append would. True if it moved.
+  bool on_state_change(const storage::TopicPartition& tp, const PartitionMeta& meta,
+                       storage::Log& log, int64_t now_ms) {
+    return after_leader_append(tp, meta, log, now_ms);
+  }
   // acks=all: `done` runs once the high watermark passes `offset` (0, or
   // NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is below min.insync.replicas by then),
   // or with REQUEST_TIMED_OUT at `deadline_ms` (expire()), or at once if already passed.

@@ -92,6 +92,20 @@ TEST_F(ReplicationTest, AcksAllWaitsForTheHighWatermarkOrTimesOut) {
   EXPECT_EQ(second, kafka_error::kRequestTimedOut);
 }
 
+// A waiting acks=all write completes when the view drops the member it waited for,
+// with no later fetch or append (the leader's own ISR shrink, or a dead broker removed).
+TEST_F(ReplicationTest, AnIsrShrinkRaisesTheHighWatermarkAtOnce) {
+  append(5);
+  fetch(2, 5);
+  int16_t got = -1;
+  repl_.wait_for_high_watermark(kTp, 5, now_ + 1000, *log_, [&](int16_t e) { got = e; });
+  EXPECT_EQ(got, -1);  // 3 is in the ISR and has not fetched
+  meta_.isr = {1, 2};
+  EXPECT_TRUE(repl_.on_state_change(kTp, meta_, *log_, now_));
+  EXPECT_EQ(log_->high_watermark(), Offset(5));
+  EXPECT_EQ(got, kafka_error::kNone);
+}
+
 TEST_F(ReplicationTest, NothingCommitsBelowMinInsyncReplicas) {
   meta_.isr = {1};  // min.insync.replicas is 2
   append(5);

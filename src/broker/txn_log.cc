@@ -7,6 +7,7 @@
 #include "broker/broker.h"
 #include "broker/errors.h"
 #include "broker/internal_log.h"
+#include "broker/replication.h"
 #include "client/peer_pool.h"
 #include "group/records.h"
 #include "protocol/apis/write_txn_markers.h"
@@ -34,6 +35,9 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                             const txn::MarkerRequest& m, std::function<void(KafkaError)> done) {
   storage::Log* log = broker.logs().get(tp);
   if (log == nullptr) return done(KafkaError::kUnknownTopicOrPartition);
+  auto snapshot = broker.metadata();
+  const PartitionMeta* meta = snapshot->partition(tp.topic, tp.partition.value());
+  if (meta != nullptr && Replication::below_min_isr(*meta, *log)) return done(KafkaError::kNotEnoughReplicas);
   storage::TxnMarker marker{ProducerId(m.producer_id), ProducerEpoch(m.producer_epoch),
                             m.coordinator_epoch, m.commit};
   auto appended = log->append_marker(marker, broker.leader_epoch_of(tp), now_ms());
@@ -44,18 +48,31 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   }
   broker.fetch_waiters().notify(tp);
   broker.after_leader_append(tp, *log);
-  // A __consumer_offsets partition's group offsets follow the marker once it is durable
-  // (on the partition's shard, where the groups live).
+  // A __consumer_offsets partition's group offsets follow the marker once it is
+  // committed (on the partition's shard, where the groups live).
   const bool offsets = tp.topic == group::kOffsetsTopic;
   const int32_t partition = tp.partition.value();
   auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
-  log->sync([&broker, done, offsets, partition, shard, pid = m.producer_id,
-             commit = m.commit](Result<void, storage::StorageError> r) {
-    if (!r.ok()) return done(KafkaError::kKafkaStorageError);
+  auto committed = [&broker, done, offsets, partition, shard, pid = m.producer_id, commit = m.commit] {
     if (!offsets) return done(KafkaError::kNone);
     asio::post(shard, [&broker, done, partition, pid, commit] {
       broker.groups().complete_txn(partition, pid, commit);
       done(KafkaError::kNone);
+    });
+  };
+  const bool replicated = meta != nullptr && Replication::replicated(*meta);
+  const int64_t end = appended->last_offset.value() + 1;
+  const int64_t deadline = now_ms() + broker.config().request_timeout_ms;
+  log->sync([&broker, tp, log, done, committed, replicated, end, deadline, shard](
+                Result<void, storage::StorageError> r) {
+    if (!r.ok()) return done(KafkaError::kKafkaStorageError);
+    if (!replicated) return committed();
+    // The high watermark is the owner shard's to read.
+    asio::post(shard, [&broker, tp, log, done, committed, end, deadline] {
+      broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [done, committed](int16_t error) {
+        if (error != 0) return done(static_cast<KafkaError>(error));
+        committed();
+      });
     });
   });
 }

@@ -37,9 +37,13 @@ class BrokerMarkers : public txn::MarkerWriter {
 
 // Writes one marker to `tp` on its owner shard (call it there): appends the control
 // batch, wakes fetches waiting on the partition (its last stable offset moved), and
-// once the marker is durable applies or drops the transaction's offsets when `tp` is a
+// once the marker is committed (durable, and on a replicated partition below the high
+// watermark: Kafka writes markers with acks=all, so a new leader has every marker its
+// coordinator counted) applies or drops the transaction's offsets when `tp` is a
 // __consumer_offsets partition; runs `done` (on the sync thread, the partition's shard
-// or inline) with 0 once durable, or the Kafka error. A partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION.
+// or inline) with 0 then, or the Kafka error (NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+// REQUEST_TIMED_OUT after request.timeout.ms: the coordinator retries the marker). A
+// partition that does not exist answers UNKNOWN_TOPIC_OR_PARTITION.
 void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                             const txn::MarkerRequest& marker, std::function<void(KafkaError)> done);
 

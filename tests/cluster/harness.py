@@ -357,5 +357,6 @@ class Cluster:
                 pass
         if exc_type is not None:
             sys.stderr.write(self.logs() + "\n")
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not os.environ.get("STRATA_KEEP_CLUSTER"):
+            shutil.rmtree(self.root, ignore_errors=True)
         return False

@@ -125,7 +125,7 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks, 
   }
   const PartitionMeta& meta = job.ref.meta->partitions[size_t(job.ref.tp.partition.value())];
   const bool replicated = Replication::replicated(meta);
-  if (replicated && acks == -1 && meta.isr.size() < size_t(std::max(log->config().min_insync_replicas, 1))) {
+  if (acks == -1 && Replication::below_min_isr(meta, *log)) {
     job.out.error = kafka_error::kNotEnoughReplicas;
     return;
   }
