@@ -38,6 +38,7 @@ class PeerPool;
 namespace strata::cluster {
 class ClusterNode;
 struct ClusterView;
+struct TopicAssignment;
 enum class ElectionType : int8_t;  // cluster/elections.h
 }  // namespace strata::cluster
 
@@ -52,6 +53,15 @@ struct ElectionResult {
   std::string message;  // empty: Kafka's default text for the error
 };
 class ReplicaFetchers;
+
+// One partition of an AlterPartitionReassignments request (Broker::reassign_partitions):
+// its target (nullopt: cancel) and, once answered, its result.
+struct PartitionMove {
+  int32_t partition = 0;
+  std::optional<std::vector<int32_t>> target;
+  KafkaError error = KafkaError::kNone;
+  std::string message;  // empty: Kafka's default text for the error
+};
 
 struct RequestContext {
   protocol::RequestHeader header;
@@ -161,6 +171,14 @@ class Broker : public net::RequestHandler {
       cluster::ElectionType type, const std::optional<std::vector<storage::TopicPartition>>& which,
       int32_t timeout_ms);
 
+  // AlterPartitionReassignments in a cluster (cluster_reassignments.cc): each move of
+  // `topic` checked against the view (partition known; target not empty, without
+  // duplicates, of registered brokers) and the valid ones written in one
+  // compare-and-swap of the topic's assignment (retried on a concurrent change), answered
+  // once this broker's view has the write (at most `timeout_ms`).
+  asio::awaitable<void> reassign_partitions(const std::string& topic, std::vector<PartitionMove>& moves,
+                                            int32_t timeout_ms);
+
   // Runs `fn` (a plain function, not a coroutine) on shard `s` and resumes the caller
   // with its result on the caller's executor. Deliberately neither a coroutine nor a
   // coroutine lambda holding `fn`: GCC 12 mis-copies the captures of coroutine lambdas.
@@ -251,6 +269,8 @@ class Broker : public net::RequestHandler {
   void unload_coordinator(CoordinatorKind kind, int32_t partition);
   // The controller's automatic leader rebalance round (blocking: etcd writes).
   void rebalance_leaders();
+  asio::awaitable<void> sync_replicas(const std::string& name, const Uuid& id, const cluster::TopicAssignment& a,
+                                      int32_t count, const std::map<std::string, std::string>& configs);
   void start_maintenance();
   asio::awaitable<void> maintenance_loop();
   asio::awaitable<void> write_checkpoints();

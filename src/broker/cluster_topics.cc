@@ -3,6 +3,7 @@
 // the partitions it holds a replica of and removing those of deleted topics, with Topics
 // (strata-topics.json) as its local record of the view. The controller gives new
 // partitions their leaders (cluster/controller.h).
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <random>
@@ -212,6 +213,39 @@ void Broker::schedule_sync() {
   }, asio::detached);
 }
 
+// A reassignment (KIP-455) changes the replicas of existing partitions: this broker
+// makes the log of each partition among the first `count` that it now holds a replica of,
+// and removes the log of each it no longer does (a completed move that took it out;
+// published first, so the fetchers let go of it).
+asio::awaitable<void> Broker::sync_replicas(const std::string& name, const Uuid& id,
+                                            const cluster::TopicAssignment& a, int32_t count,
+                                            const std::map<std::string, std::string>& configs) {
+  const int32_t self = config_.node_id;
+  std::vector<int32_t> gained, lost;
+  for (int32_t p = 0; p < count; ++p) {
+    const auto& replicas = a.replicas[size_t(p)];
+    const bool mine = std::find(replicas.begin(), replicas.end(), self) != replicas.end();
+    const bool held = logs_->get({name, PartitionId(p)}, id) != nullptr;
+    if (mine && !held) gained.push_back(p);
+    if (!mine && held) lost.push_back(p);
+  }
+  if (!gained.empty()) {
+    storage::LogConfig config = config_.log_defaults;
+    if (auto r = config.apply(configs); !r) spdlog::warn("topic {}: {}", name, r.error());
+    if (auto e = co_await make_logs(*this, name, id, gained, config)) {
+      spdlog::error("topic {}: cannot make the logs of its new replicas here: {}", name, *e);
+    } else {
+      spdlog::info("topic {}: replicas of partitions {} added here", name, fmt::join(gained, ","));
+    }
+  }
+  if (!lost.empty()) {
+    publish_metadata();
+    co_await remove_logs(*this, name, id, lost);
+    spdlog::info("topic {}: replicas of partitions {} moved away; their logs here are removed", name,
+                 fmt::join(lost, ","));
+  }
+}
+
 // Topics and local logs brought to the view: topics gone (or re-created under a new id)
 // lose their local logs; new topics and new partitions get the logs of this broker's
 // replicas. Then the snapshot is published (leaders included).
@@ -257,6 +291,7 @@ asio::awaitable<void> Broker::sync_topics() {
       co_await apply_log_config(*this, *existing, changed);
       spdlog::info("topic {}: configs from the cluster applied", name);
     }
+    if (existing) co_await sync_replicas(name, *id, entry.assignment, std::min(existing->partitions, count), configs);
     if (existing && existing->partitions >= count) continue;
     const int32_t from = existing ? existing->partitions : 0;
     storage::LogConfig config = config_.log_defaults;

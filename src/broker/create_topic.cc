@@ -36,7 +36,10 @@ std::vector<PartitionMeta> partition_metas(const TopicInfo& t, const cluster::Cl
   for (int32_t p = 0; p < t.partitions; ++p) {
     PartitionMeta& m = out[size_t(p)];
     if (topic != view->topics.end() && size_t(p) < topic->second.assignment.replicas.size()) {
-      m.replicas = topic->second.assignment.replicas[size_t(p)];
+      const cluster::TopicAssignment& a = topic->second.assignment;
+      m.replicas = a.replicas[size_t(p)];
+      if (auto it = a.adding.find(p); it != a.adding.end()) m.adding_replicas = it->second;
+      if (auto it = a.removing.find(p); it != a.removing.end()) m.removing_replicas = it->second;
     }
     if (const cluster::StateEntry* s = view->state(t.name, p)) {
       m.leader = s->state.leader;

@@ -27,6 +27,8 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(DeleteTopics, handle_delete_topics),
       STRATA_API(DeleteRecords, handle_delete_records),
       STRATA_API(ElectLeaders, handle_elect_leaders),
+      STRATA_API(AlterPartitionReassignments, handle_alter_partition_reassignments),
+      STRATA_API(ListPartitionReassignments, handle_list_partition_reassignments),
       STRATA_API(CreatePartitions, handle_create_partitions),
       STRATA_API(DescribeConfigs, handle_describe_configs),
       STRATA_API(AlterConfigs, handle_alter_configs),

@@ -58,6 +58,10 @@ struct PartitionMeta {
   int32_t leader_epoch = 0;
   std::vector<int32_t> replicas;  // empty: this node alone (the single node)
   std::vector<int32_t> isr;
+  // A partition being reassigned (KIP-455): `replicas` is the full set; these are the
+  // replicas being added and removed (empty when it is not moving).
+  std::vector<int32_t> adding_replicas;
+  std::vector<int32_t> removing_replicas;
   bool operator==(const PartitionMeta&) const = default;
 };
 

@@ -33,6 +33,7 @@ struct Part {
   storage::TopicPartition tp;
   Uuid topic_id;
   int32_t leader_epoch = 0;
+  bool throttled = false;  // a replica this broker is adding (a reassignment's move)
 };
 
 // What the follower's log says before a fetch (read on its owner shard).
@@ -80,6 +81,11 @@ struct ReplicaFetchers::Fetcher {
   std::vector<Part> parts;           // guarded by mu
   client::KafkaClient* live = nullptr;  // guarded by mu: the connection in use, for stop()
   bool done_running = false;            // guarded by mu: run() returned
+  // follower.replication.throttled.rate for the throttled partitions (thread only): a
+  // token bucket of at most one second's bytes; while it is empty they are left out of
+  // the fetches, as Kafka's follower quota does.
+  double throttle_budget = 0;
+  std::chrono::steady_clock::time_point throttle_refilled = std::chrono::steady_clock::now();
 
   void set_parts(std::vector<Part> p) {
     std::lock_guard lock(mu);
@@ -183,8 +189,17 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
   req.max_bytes = kResponseMaxBytes;
   std::vector<Local> locals(snapshot.size());
   std::vector<const Part*> asked;
+  const int64_t rate = broker.config().follower_replication_throttled_rate;
+  {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - throttle_refilled).count();
+    throttle_budget = std::min(double(rate), throttle_budget + elapsed * double(rate));
+    throttle_refilled = now;
+  }
+  const bool throttle_open = throttle_budget > 0;
   for (size_t i = 0; i < snapshot.size(); ++i) {
     const Part& p = snapshot[i];
+    if (p.throttled && !throttle_open) continue;
     locals[i] = run_on_shard(broker, broker.owner_shard(p.tp), [this, &p] {
       Local l;
       storage::Log* log = broker.owned_log(p.tp, p.topic_id);
@@ -209,7 +224,8 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     fp.fetch_offset = locals[i].log_end;
     fp.last_fetched_epoch = locals[i].last_epoch;
     fp.log_start_offset = locals[i].log_start;
-    fp.partition_max_bytes = kPartitionMaxBytes;
+    fp.partition_max_bytes = p.throttled ? int32_t(std::clamp<double>(throttle_budget, 1, kPartitionMaxBytes))
+                                         : kPartitionMaxBytes;
     req.topics.back().partitions.push_back(fp);
     asked.push_back(&p);
   }
@@ -251,6 +267,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
         retry_later = true;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...: newer metadata
         continue;
       }
+      if (part->throttled && data.records.data) throttle_budget -= double(data.records.data->size());
       if (auto synced = apply(*part, data, locals[at].log_end)) syncs.push_back(std::move(*synced));
     }
   }
@@ -345,7 +362,9 @@ void ReplicaFetchers::update(const MetadataSnapshot& snapshot) {
       if (std::find(m.replicas.begin(), m.replicas.end(), self) == m.replicas.end()) continue;
       storage::TopicPartition tp{topic->name, PartitionId(p)};
       const int index = int((std::hash<std::string>{}(tp.topic) * 31 + size_t(p)) % size_t(n));
-      wanted[{m.leader, index}].push_back({std::move(tp), topic->id, m.leader_epoch});
+      const bool adding = std::find(m.adding_replicas.begin(), m.adding_replicas.end(), self) != m.adding_replicas.end();
+      const bool throttled = adding && broker_.config().follower_replication_throttled_rate < INT64_MAX;
+      wanted[{m.leader, index}].push_back({std::move(tp), topic->id, m.leader_epoch, throttled});
     }
   }
   std::lock_guard lock(mu_);

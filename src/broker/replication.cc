@@ -28,6 +28,10 @@ Replication::Led& Replication::led(const storage::TopicPartition& tp, const Part
     auto [it, fresh] = l.followers.try_emplace(r);
     if (fresh) it->second.caught_up_ms = l.since_ms;
   }
+  // A replica a reassignment removed is no follower any more (it must not rejoin the ISR).
+  std::erase_if(l.followers, [&meta](const auto& f) {
+    return std::find(meta.replicas.begin(), meta.replicas.end(), f.first) == meta.replicas.end();
+  });
   if (l.proposed_ms >= 0 && l.proposed == l.isr) l.proposed_ms = -1;  // the view has it
   return l;
 }
@@ -171,6 +175,7 @@ std::vector<IsrChange> Replication::isr_changes(
       continue;
     }
     l.isr = meta->isr;
+    l.replicas = meta->replicas;  // a reassignment may have changed them
     if (l.proposed_ms >= 0 && l.proposed == l.isr) l.proposed_ms = -1;
     if (l.proposed_ms >= 0 && now_ms - l.proposed_ms < retry_ms) continue;
     std::vector<int32_t> next;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "cluster/reassignment.h"
 #include "common/log_limit.h"
 
 namespace strata::cluster {
@@ -101,7 +102,14 @@ std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t contro
 // failure is told apart by reading /controller.
 ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterView& v, int64_t epoch,
                              const UncleanElection& unclean) {
-  return write_state_changes(etcd, keys, plan_state_changes(v, epoch, unclean), epoch);
+  ControllerRun run = write_state_changes(etcd, keys, plan_state_changes(v, epoch, unclean), epoch);
+  if (run.fenced) return run;
+  // Moves whose targets caught up (a step that lost to the writes above is planned again
+  // from the view they bring).
+  const ControllerRun moves = write_reassignment_steps(etcd, keys, plan_reassignment_steps(v, epoch), epoch);
+  run.fenced = moves.fenced;
+  run.written = std::max(run.written, moves.written);
+  return run;
 }
 
 ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std::vector<StateChange>& plan,

@@ -36,7 +36,7 @@ using UncleanElection = std::function<bool(const std::map<std::string, std::stri
 std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch,
                                             const UncleanElection& unclean = {});
 
-// Writes `plan(v)` in transactions of at most kStatesPerTxn states, each fenced by
+// Writes `plan(v)`, then the reassignment steps of the same view (reassignment.h), in transactions of at most kStatesPerTxn states, each fenced by
 // create_revision(/controller) == epoch. `fenced` once a transaction fails its fence
 // (this broker is no longer the controller); a write that lost to a newer one is
 // dropped (the change that beat it brings another round). `written` is the revision of

@@ -235,12 +235,41 @@ Result<std::string, std::string> decode_cluster_id(std::string_view text) {
 std::string encode_assignment(const TopicAssignment& a) {
   json partitions = json::object();
   for (size_t p = 0; p < a.replicas.size(); ++p) partitions[std::to_string(p)] = a.replicas[p];
+  auto by_partition = [](const std::map<int32_t, std::vector<int32_t>>& m) {
+    json o = json::object();
+    for (const auto& [p, nodes] : m) o[std::to_string(p)] = nodes;
+    return o;
+  };
   return text_of(json{{"version", 3},
                       {"topic_id", a.topic_id},
                       {"partitions", partitions},
-                      {"adding_replicas", json::object()},
-                      {"removing_replicas", json::object()}});
+                      {"adding_replicas", by_partition(a.adding)},
+                      {"removing_replicas", by_partition(a.removing)}});
 }
+
+namespace {
+
+// `adding_replicas` / `removing_replicas`: {"p": [nodes]} for partitions of the topic;
+// absent is empty (Kafka's older znode versions).
+Result<std::map<int32_t, std::vector<int32_t>>, std::string> moving_replicas(const json& j, const char* field,
+                                                                            size_t partitions) {
+  std::map<int32_t, std::vector<int32_t>> out;
+  auto m = j.find(field);
+  if (m == j.end() || m->is_null()) return out;
+  if (!m->is_object()) return fail(std::string("topic assignment: ") + field + " is not an object");
+  for (auto it = m->begin(); it != m->end(); ++it) {
+    auto p = parse_int(it.key());
+    if (!p || *p < 0 || size_t(*p) >= partitions) {
+      return fail(std::string("topic assignment: ") + field + " names partition " + it.key());
+    }
+    auto nodes = node_list(it.value(), field);
+    if (!nodes) return fail(nodes.error());
+    out[int32_t(*p)] = std::move(*nodes);
+  }
+  return out;
+}
+
+}  // namespace
 
 // The partitions are "0".."n-1", each once (a gap is a corrupt assignment).
 Result<TopicAssignment, std::string> decode_assignment(std::string_view text) {
@@ -267,6 +296,12 @@ Result<TopicAssignment, std::string> decode_assignment(std::string_view text) {
     seen[size_t(*p)] = true;
     a.replicas[size_t(*p)] = std::move(*nodes);
   }
+  auto adding = moving_replicas(*j, "adding_replicas", a.replicas.size());
+  if (!adding) return fail(adding.error());
+  auto removing = moving_replicas(*j, "removing_replicas", a.replicas.size());
+  if (!removing) return fail(removing.error());
+  a.adding = std::move(*adding);
+  a.removing = std::move(*removing);
   return a;
 }
 

@@ -85,6 +85,11 @@ Result<std::string, std::string> decode_cluster_id(std::string_view json);
 struct TopicAssignment {
   std::string topic_id;                       // Kafka's Uuid, base64url (22 characters)
   std::vector<std::vector<int32_t>> replicas;  // per partition, preferred leader first
+  // Partitions being reassigned (KIP-455): their `replicas` are the full set, the
+  // target first; adding = target - origin, removing = origin - target.
+  std::map<int32_t, std::vector<int32_t>> adding;
+  std::map<int32_t, std::vector<int32_t>> removing;
+  bool moving(int32_t p) const { return adding.count(p) != 0 || removing.count(p) != 0; }
 };
 std::string encode_assignment(const TopicAssignment& a);
 Result<TopicAssignment, std::string> decode_assignment(std::string_view json);

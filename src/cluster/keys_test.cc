@@ -4,6 +4,7 @@
 
 #include "cluster/controller.h"
 #include "cluster/elections.h"
+#include "cluster/reassignment.h"
 #include "cluster/placement.h"
 
 #include <map>
@@ -47,6 +48,17 @@ TEST(Keys, ValuesRoundTrip) {
   ASSERT_TRUE(ab.ok()) << ab.error();
   EXPECT_EQ(ab->replicas, a.replicas);
   EXPECT_EQ(ab->topic_id, a.topic_id);
+  EXPECT_TRUE(ab->adding.empty() && ab->removing.empty());
+  a.replicas[0] = {2, 3, 1};
+  a.adding[0] = {3};
+  a.removing[0] = {1};
+  ab = decode_assignment(encode_assignment(a));
+  ASSERT_TRUE(ab.ok()) << ab.error();
+  EXPECT_EQ(ab->adding, a.adding);
+  EXPECT_EQ(ab->removing, a.removing);
+  EXPECT_TRUE(ab->moving(0));
+  EXPECT_FALSE(ab->moving(1));
+  EXPECT_FALSE(decode_assignment(R"({"partitions":{"0":[1]},"adding_replicas":{"1":[2]}})").ok());
 
   PartitionState s{2, 5, {2, 3}, 7, 1234};
   auto sb = decode_partition_state(encode_partition_state(s));
@@ -201,6 +213,65 @@ TEST(Elections, PreferredAndUncleanRules) {
   EXPECT_EQ(outside->isr, std::vector<int32_t>{1});
   EXPECT_EQ(elect(v, {-1, 4, {3}, 6, 1}, {3, 4}, ElectionType::kUnclean).error(),
             KafkaError::kEligibleLeadersNotAvailable);
+}
+
+// KIP-455's sets: the full set is the target then the origin's leavers; a new target
+// keeps the origin; the origin again, a reordering or a cancel settle at once.
+TEST(Reassignment, RequestsShapeTheAssignment) {
+  TopicAssignment a{"id", {{1, 2, 3}, {1, 2}}};
+  ASSERT_TRUE(reassign(a, 0, std::vector<int32_t>{2, 3, 4}).ok());
+  EXPECT_EQ(a.replicas[0], (std::vector<int32_t>{2, 3, 4, 1}));
+  EXPECT_EQ(a.adding[0], std::vector<int32_t>{4});
+  EXPECT_EQ(a.removing[0], std::vector<int32_t>{1});
+  EXPECT_EQ(target_of(a, 0), (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(origin_of(a, 0), (std::vector<int32_t>{2, 3, 1}));  // as Kafka: in the full set's order
+  ASSERT_TRUE(reassign(a, 0, std::vector<int32_t>{5, 2, 3}).ok());  // origin kept
+  EXPECT_EQ(a.replicas[0], (std::vector<int32_t>{5, 2, 3, 1}));
+  EXPECT_EQ(a.adding[0], std::vector<int32_t>{5});
+  ASSERT_TRUE(reassign(a, 0, std::nullopt).ok());  // cancel: the origin back
+  EXPECT_EQ(a.replicas[0], (std::vector<int32_t>{2, 3, 1}));
+  EXPECT_FALSE(a.moving(0));
+  EXPECT_EQ(reassign(a, 0, std::nullopt).error(), KafkaError::kNoReassignmentInProgress);
+  ASSERT_TRUE(reassign(a, 1, std::vector<int32_t>{2, 1}).ok());  // reordered: at once
+  EXPECT_EQ(a.replicas[1], (std::vector<int32_t>{2, 1}));
+  EXPECT_FALSE(a.moving(1));
+  ASSERT_TRUE(reassign(a, 1, std::vector<int32_t>{2}).ok());  // shrinking is a move too
+  EXPECT_EQ(a.removing[1], std::vector<int32_t>{1});
+}
+
+// The controller completes a move once every target replica is in the ISR, dropping
+// the removed ones (a removed leader hands over); a cancelled move's leftovers leave
+// the ISR.
+TEST(Reassignment, CompletesOnceTheTargetIsInSync) {
+  ClusterView v = view_with({1, 2, 3, 4});
+  TopicAssignment a{"id", {{1, 2, 3}, {1, 2}}};
+  ASSERT_TRUE(reassign(a, 0, std::vector<int32_t>{2, 3, 4}).ok());
+  v.topics["t"] = TopicEntry{a, 5, 20};
+  v.states[{"t", 0}] = StateEntry{{1, 3, {1, 2, 3}, 6, 1}, 21};
+  v.states[{"t", 1}] = StateEntry{{1, 3, {1, 2, 4}, 6, 1}, 22};  // 4 left by a cancelled move
+  auto steps = plan_reassignment_steps(v, 9);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_FALSE(steps[0].assignment.has_value());  // 4 has not caught up with t-0
+  ASSERT_EQ(steps[0].states.size(), 1u);
+  EXPECT_EQ(steps[0].states[0].partition, 1);
+  EXPECT_EQ(steps[0].states[0].state.isr, (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(steps[0].states[0].state.leader_epoch, 3);
+  v.states[{"t", 1}] = StateEntry{steps[0].states[0].state, 23};
+  v.states[{"t", 0}] = StateEntry{{1, 3, {1, 2, 3, 4}, 7, 1}, 24};  // 4 joined the ISR
+  steps = plan_reassignment_steps(v, 9);
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_TRUE(steps[0].assignment.has_value());
+  EXPECT_EQ(steps[0].assignment->replicas[0], (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_FALSE(steps[0].assignment->moving(0));
+  EXPECT_EQ(steps[0].assignment_revision, 20);
+  EXPECT_EQ(steps[0].completed, std::vector<int32_t>{0});
+  ASSERT_EQ(steps[0].states.size(), 1u);
+  const PartitionState& s = steps[0].states[0].state;
+  EXPECT_EQ(s.leader, 2);  // 1 is removed: the first target replica in the ISR leads
+  EXPECT_EQ(s.leader_epoch, 4);
+  EXPECT_EQ(s.partition_epoch, 8);
+  EXPECT_EQ(s.isr, (std::vector<int32_t>{2, 3, 4}));
+  EXPECT_EQ(steps[0].states[0].mod_revision, 24);
 }
 
 // The automatic rebalance moves a broker's preferred partitions back only once the share

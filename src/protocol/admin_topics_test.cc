@@ -1,5 +1,5 @@
 // Topic and partition admin APIs (CreateTopics, DeleteTopics, CreatePartitions,
-// DeleteRecords, DescribeLogDirs, ElectLeaders): every version of every message round-trips, fields a
+// DeleteRecords, DescribeLogDirs, ElectLeaders, Alter/ListPartitionReassignments): every version of every message round-trips, fields a
 // version lacks keep Kafka's defaults, every truncation is rejected, and non-flexible
 // versions match bytes written by kafka-python (an independent implementation).
 #include <gtest/gtest.h>
@@ -13,7 +13,9 @@
 #include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
 #include "protocol/apis/describe_log_dirs.h"
+#include "protocol/apis/alter_partition_reassignments.h"
 #include "protocol/apis/elect_leaders.h"
+#include "protocol/apis/list_partition_reassignments.h"
 #include "protocol/test_util.h"
 
 namespace strata::protocol {
@@ -138,6 +140,38 @@ ElectLeadersResponse elect_leaders_response() {
   return m;
 }
 
+AlterPartitionReassignmentsRequest alter_reassignments_request() {
+  AlterPartitionReassignmentsRequest m;
+  m.timeout_ms = 1500;
+  m.topics = {{"t", {{2, std::vector<int32_t>{2, 3, 4}}}}};
+  return m;
+}
+
+AlterPartitionReassignmentsResponse alter_reassignments_response() {
+  AlterPartitionReassignmentsResponse m;
+  m.throttle_time_ms = 4;
+  m.error_code = 41;
+  m.error_message = "not controller";
+  m.responses = {{"t", {{2, 39, "Broker 9 is not registered."}}}};
+  return m;
+}
+
+ListPartitionReassignmentsRequest list_reassignments_request() {
+  ListPartitionReassignmentsRequest m;
+  m.timeout_ms = 2500;
+  m.topics = std::vector<ListPartitionReassignmentsRequest::Topic>{{"t", {0, 2}}};
+  return m;
+}
+
+ListPartitionReassignmentsResponse list_reassignments_response() {
+  ListPartitionReassignmentsResponse m;
+  m.throttle_time_ms = 5;
+  m.error_code = 7;
+  m.error_message = "later";
+  m.topics = {{"t", {{2, {2, 3, 4, 1}, {4}, {1}}}}};
+  return m;
+}
+
 // ---- Every version round-trips.
 
 TEST(AdminApis, CreateTopicsEveryVersion) {
@@ -163,6 +197,25 @@ TEST(AdminApis, DeleteRecordsEveryVersion) {
 TEST(AdminApis, DescribeLogDirsEveryVersion) {
   expect_every_version(describe_log_dirs_request());
   expect_every_version(describe_log_dirs_response());
+}
+
+TEST(AdminApis, PartitionReassignmentsEveryVersion) {
+  expect_every_version(alter_reassignments_request());
+  expect_every_version(alter_reassignments_response());
+  expect_every_version(list_reassignments_request());
+  expect_every_version(list_reassignments_response());
+}
+
+// A null replica list cancels a move; a null topic list asks for every move. Both
+// compact (flexible v0): length 0.
+TEST(AdminApis, PartitionReassignmentsNulls) {
+  AlterPartitionReassignmentsRequest cancel;
+  cancel.timeout_ms = 1;
+  cancel.topics = {{"t", {{0, std::nullopt}}}};
+  EXPECT_EQ(hex(encode(cancel, 0)), "00000001" "02" "0274" "02" "00000000" "00" "00" "00" "00");
+  ListPartitionReassignmentsRequest all;
+  all.timeout_ms = 1;
+  EXPECT_EQ(hex(encode(all, 0)), "00000001" "00" "00");
 }
 
 TEST(AdminApis, ElectLeadersEveryVersion) {

@@ -1,5 +1,5 @@
-// strata: the single binary. Subcommands: broker, cluster, dump-log, leader-election, topic,
-// group, txn.
+// strata: the single binary. Subcommands: broker, cluster, dump-log, leader-election,
+// reassign-partitions, topic, group, txn.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -9,6 +9,7 @@
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/leader_election_command.h"
+#include "tools/reassign_command.h"
 #include "tools/topic_command.h"
 #include "tools/txn_command.h"
 
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
   strata::tools::add_cluster_command(app, cluster);
   strata::tools::LeaderElectionArgs election;
   strata::tools::add_leader_election_command(app, election);
+  strata::tools::ReassignArgs reassign;
+  strata::tools::add_reassign_command(app, reassign);
   strata::tools::TopicArgs topic;
   strata::tools::add_topic_command(app, topic);
   strata::tools::GroupArgs group;
@@ -67,6 +70,9 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
   if (app.got_subcommand("leader-election")) {
     return strata::tools::run_leader_election(election, std::cout, std::cerr);
+  }
+  if (app.got_subcommand("reassign-partitions")) {
+    return strata::tools::run_reassign(reassign, std::cout, std::cerr);
   }
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);

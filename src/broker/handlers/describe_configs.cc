@@ -136,6 +136,8 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
        "Strata: the longest one etcd request may take, connect included."},
       {"etcd.session.timeout.ms", s(c.etcd_session_timeout_ms), kInt,
        "Strata: the registration lease's TTL; a broker silent for longer leaves the cluster."},
+      {"follower.replication.throttled.rate", s(c.follower_replication_throttled_rate), kLong,
+       "The bytes per second a reassignment's new replicas on this broker may fetch."},
       {"leader.imbalance.check.interval.seconds", s(c.leader_imbalance_check_interval_seconds), kInt,
        "How often the controller checks the leader imbalance."},
       {"leader.imbalance.per.broker.percentage", s(c.leader_imbalance_per_broker_percentage), kInt,

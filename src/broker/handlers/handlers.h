@@ -18,6 +18,8 @@
 #include "protocol/apis/describe_producers.h"
 #include "protocol/apis/describe_transactions.h"
 #include "protocol/apis/elect_leaders.h"
+#include "protocol/apis/alter_partition_reassignments.h"
+#include "protocol/apis/list_partition_reassignments.h"
 #include "protocol/apis/end_txn.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/find_coordinator.h"
@@ -54,6 +56,8 @@ STRATA_HANDLER(handle_create_topics, CreateTopics);
 STRATA_HANDLER(handle_delete_topics, DeleteTopics);
 STRATA_HANDLER(handle_delete_records, DeleteRecords);
 STRATA_HANDLER(handle_elect_leaders, ElectLeaders);
+STRATA_HANDLER(handle_alter_partition_reassignments, AlterPartitionReassignments);
+STRATA_HANDLER(handle_list_partition_reassignments, ListPartitionReassignments);
 STRATA_HANDLER(handle_create_partitions, CreatePartitions);
 STRATA_HANDLER(handle_describe_configs, DescribeConfigs);
 STRATA_HANDLER(handle_alter_configs, AlterConfigs);

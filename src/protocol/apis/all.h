@@ -8,6 +8,7 @@
 #include "protocol/apis/add_offsets_to_txn.h"
 #include "protocol/apis/add_partitions_to_txn.h"
 #include "protocol/apis/alter_configs.h"
+#include "protocol/apis/alter_partition_reassignments.h"
 #include "protocol/apis/api_versions.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
@@ -29,6 +30,7 @@
 #include "protocol/apis/init_producer_id.h"
 #include "protocol/apis/join_group.h"
 #include "protocol/apis/leave_group.h"
+#include "protocol/apis/list_partition_reassignments.h"
 #include "protocol/apis/list_groups.h"
 #include "protocol/apis/list_offsets.h"
 #include "protocol/apis/list_transactions.h"
@@ -77,5 +79,7 @@
   X(DescribeCluster)            \
   X(DescribeProducers)          \
   X(DescribeTransactions)       \
-  X(ListTransactions)           \
-  X(ElectLeaders)
+  X(ListTransactions)            \
+  X(ElectLeaders)                \
+  X(AlterPartitionReassignments) \
+  X(ListPartitionReassignments)

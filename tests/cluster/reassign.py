@@ -1,0 +1,143 @@
+"""Issue 15, reassignment (KIP-455): 4 brokers on 1 etcd, a partition replicated 3 times
+(min.insync.replicas 2) written by an idempotent acks=all producer the whole time, and
+follower.replication.throttled.rate 2 MiB/s on every broker.
+
+- `strata reassign-partitions --execute` moves mv-0 from {1,2,3} to {2,3,4}: --list shows
+  the full set 2,3,4,1 adding 4 removing 1 while broker 4 catches up under the throttle
+  (8 MiB take at least 2.5 s); --verify then says completed, broker 2 leads (1 was
+  removed), broker 1's log of mv-0 is gone, and writes go on;
+- `--drain-broker 4 --execute` moves every replica off broker 4 (onto broker 1);
+- a move cancelled at once puts the replicas back and removes the half-made copy;
+- a target with an unregistered broker: INVALID_REPLICA_ASSIGNMENT; a cancel with
+  nothing moving: NO_REASSIGNMENT_IN_PROGRESS;
+- every acknowledged record is read back once, in order, and the final replicas are
+  byte-identical.
+
+    reassign.py STRATA_BINARY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Cluster  # noqa: E402
+from replicas import Writer, check_identical, check_read_back, partitions  # noqa: E402
+from strata_broker import check  # noqa: E402
+
+from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+binary = sys.argv[1]
+TOPIC = "mv"
+RATE = 2 << 20
+PRE = 8000  # 1 KiB records: 8 MiB before the move
+
+
+def tool(bootstrap, *args):
+    p = subprocess.run([binary, "reassign-partitions", "--bootstrap-server", bootstrap] + list(args),
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def plan_file(replicas):
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump({"version": 1, "partitions": [{"topic": TOPIC, "partition": 0, "replicas": replicas}]}, f)
+    f.close()
+    return f.name
+
+
+def wait_replicas(admin, want, timeout=60):
+    """Waits until mv-0's replicas are `want` (as a set) and all in the ISR."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = partitions(admin, TOPIC).get(0)
+        if last and last[0] >= 0 and last[1] == sorted(want) and last[2] == sorted(want):
+            return last
+        time.sleep(0.1)
+    check(False, "mv-0 on %s, all in sync (last: %s)" % (want, last))
+
+
+def has_log(broker):
+    return os.path.isdir(os.path.join(broker.data, "%s-0" % TOPIC))
+
+
+def wait_gone(broker, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline and has_log(broker):
+        time.sleep(0.1)
+    return not has_log(broker)
+
+
+with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
+                                           "follower.replication.throttled.rate": str(RATE)}) as c:
+    c.wait_for("4 brokers", lambda br, ctl, cid: len(br) == 4 and ctl > 0)
+    admin = AdminClient({"bootstrap.servers": c.bootstrap})
+    admin.create_topics([NewTopic(TOPIC, 1, replica_assignment=[[1, 2, 3]], config={"min.insync.replicas": "2"})],
+                        request_timeout=30)[TOPIC].result(timeout=40)
+    wait_replicas(admin, [1, 2, 3])
+    pre = Producer({"bootstrap.servers": c.bootstrap, "acks": "all", "linger.ms": 5, "enable.idempotence": True})
+    for i in range(PRE):
+        pre.produce(TOPIC, value=b"0:%d:" % (i - PRE) + b"x" * 1000, partition=0)
+        if i % 1000 == 0:
+            pre.poll(0)
+    check(pre.flush(60) == 0, "%d KiB written to mv-0 before the move" % PRE)
+    w = Writer(c.bootstrap, TOPIC, 1)
+    w.start()
+    time.sleep(0.5)
+
+    started = time.time()
+    code, out, err = tool(c.broker(3).bootstrap, "--reassignment-json-file", plan_file([2, 3, 4]), "--execute")
+    check(code == 0 and "Successfully started partition reassignments for mv-0" in out
+          and '"replicas":[1,2,3]' in out, "--execute {1,2,3} -> {2,3,4}: %r %r" % (out, err))
+    code, out, _ = tool(c.bootstrap, "--list")
+    check("mv-0: replicas: 2,3,4,1. adding: 4. removing: 1." in out, "--list during the move: %r" % out)
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        code, out, _ = tool(c.bootstrap, "--reassignment-json-file", plan_file([2, 3, 4]), "--verify")
+        if "is completed" in out:
+            break
+        time.sleep(0.2)
+    took = time.time() - started
+    check("Reassignment of partition mv-0 is completed." in out, "--verify: completed (%.1f s): %r" % (took, out))
+    check(took >= 2.5, "the 2 MiB/s throttle held broker 4's catch-up of 8 MiB to %.1f s (at least 2.5 s)" % took)
+    leader, replicas, isr = wait_replicas(admin, [2, 3, 4])
+    check(leader == 2, "broker 2 leads mv-0 after broker 1's removal (leader %d)" % leader)
+    check(wait_gone(c.broker(1)), "broker 1's log of mv-0 is removed")
+    before = len(w.acked)
+    deadline = time.time() + 20
+    while time.time() < deadline and len(w.acked) <= before + 100:
+        time.sleep(0.1)
+    check(len(w.acked) > before + 100, "writes go on after the move (%d acked)" % len(w.acked))
+
+    code, out, err = tool(c.broker(1).bootstrap, "--drain-broker", "4", "--execute")
+    check(code == 0 and "Successfully started partition reassignments for mv-0" in out,
+          "--drain-broker 4 --execute: %r %r" % (out, err))
+    wait_replicas(admin, [1, 2, 3], timeout=90)
+    check(wait_gone(c.broker(4)), "broker 4 is drained: its log of mv-0 is removed")
+    code, out, err = tool(c.bootstrap, "--drain-broker", "4")
+    check(code == 0 and "holds no replicas" in out, "broker 4 holds nothing: %r" % out)
+
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([1, 2, 4]), "--execute")
+    check(code == 0, "a move to {1,2,4} started: %r" % err)
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([1, 2, 4]), "--cancel")
+    check(code == 0 and "Successfully cancelled partition reassignments for: mv-0" in out,
+          "--cancel: %r %r" % (out, err))
+    code, out, _ = tool(c.bootstrap, "--list")
+    check("No partition reassignments found." in out, "nothing moves after the cancel: %r" % out)
+    wait_replicas(admin, [1, 2, 3])
+    check(wait_gone(c.broker(4)), "the cancelled move's copy on broker 4 is removed")
+
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([1, 9]), "--execute")
+    check(code == 1 and "INVALID_REPLICA_ASSIGNMENT" in err and "Broker 9 is not registered" in err,
+          "an unregistered broker: %r" % err)
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([1, 2, 3]), "--cancel")
+    check(code == 1 and "NO_REASSIGNMENT_IN_PROGRESS" in err, "a cancel with nothing moving: %r" % err)
+
+    w.finish()
+    check_read_back(c.bootstrap, TOPIC, 1, w.acked)
+    check_identical([c.broker(n) for n in (1, 2, 3)], TOPIC, 1)
+print("OK")
