@@ -1,6 +1,6 @@
 """Issue 15, Kafka's replication failure modes: the leader of a partition replicated 3
-times (min.insync.replicas 2) bounced again and again while an idempotent
-confluent-kafka producer writes acks=all the whole time:
+times (min.insync.replicas 2) bounced again and again while idempotent producers of two
+client libraries (confluent-kafka and kafkajs) write acks=all the whole time:
 
 - clean bounce (SIGTERM, restart) of the current leader, 5 times in a row, each a
   controlled shutdown (its leaderships handed to ISR members before it stops);
@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import SESSION_MS, Cluster  # noqa: E402
-from replicas import Writer, all_in_sync, check_identical, check_read_back, partitions  # noqa: E402
+from replicas import JsWriter, Writer, all_in_sync, check_identical, check_read_back, partitions  # noqa: E402
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
@@ -45,6 +45,7 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "3000"}) a
     all_in_sync(admin, TOPIC, PARTS)
     w = Writer(c.bootstrap, TOPIC, PARTS)
     w.start()
+    js = JsWriter(c.bootstrap, TOPIC, PARTS)
     time.sleep(1)
     for mode in ("clean", "hard"):
         for n in range(BOUNCES):
@@ -66,6 +67,7 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "3000"}) a
             check(len(w.acked) > before, "%s bounce %d of broker %d (leader of %s-0): writes go on (%d acked)"
                   % (mode, n + 1, victim.node_id, TOPIC, len(w.acked)))
     w.finish()
-    check_read_back(c.bootstrap, TOPIC, PARTS, w.acked)
+    js.finish()
+    check_read_back(c.bootstrap, TOPIC, PARTS, w.acked + js.acked)
     check_identical(c.brokers, TOPIC, PARTS)
 print("OK")

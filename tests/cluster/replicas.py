@@ -2,7 +2,10 @@
 client sees them, a replica's segment bytes on disk, an acks=all writer and the checks of
 what it wrote."""
 import glob
+import json
 import os
+import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -50,6 +53,29 @@ def preferred_leaders(admin, topic):
     return {p.id: p.replicas[0] for p in md.topics[topic].partitions.values()}
 
 
+class JsWriter:
+    """The kafkajs writer (tests/compat/js/acks_all_writer.js): idempotent, acks=all,
+    "p:seq:js" values, until finish()."""
+
+    def __init__(self, bootstrap, topic, parts):
+        self.stop_file = tempfile.mktemp(prefix="strata-js-stop-")
+        js = os.path.join(os.path.dirname(__file__), "..", "compat", "js")
+        self.proc = subprocess.Popen(["node", os.path.join(js, "acks_all_writer.js"), bootstrap, topic, str(parts),
+                                      self.stop_file], cwd=js, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        self.acked = []
+
+    def finish(self):
+        open(self.stop_file, "w").close()
+        out, err = self.proc.communicate(timeout=150)
+        os.unlink(self.stop_file)
+        check(self.proc.returncode == 0, "the kafkajs writer ended cleanly (%s)" % err[-2000:])
+        result = json.loads(out.strip().splitlines()[-1])
+        self.acked = [(p, v.encode()) for p, v in result["acked"]]
+        check(result["failed"] == 0, "no kafkajs send failed (%d acked; %d failed: %s)"
+              % (len(self.acked), result["failed"], result["error"]))
+
+
 class Writer(threading.Thread):
     """An idempotent acks=all confluent-kafka producer writing "p:seq" to each partition of
     `topic` in turn until stopped; what was acknowledged, as (partition, value)."""
@@ -87,18 +113,19 @@ class Writer(threading.Thread):
 
 def check_read_back(bootstrap, topic, parts, acked):
     """Every acknowledged (partition, value) is consumed, none twice, each partition's
-    "p:seq" values in the order they were sent."""
+    "p:seq[:writer]" values of each writer in the order they were sent."""
     cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-" + uuid.uuid4().hex,
                      "auto.offset.reset": "earliest", "enable.auto.commit": False})
     cons.assign([TopicPartition(topic, p, 0) for p in range(parts)])
     got = {p: [] for p in range(parts)}
     deadline = time.time() + 60
     total = 0
-    while time.time() < deadline and total < len(acked):
+    wanted = set(acked)
+    while time.time() < deadline and total < len(wanted):
         m = cons.poll(0.3)
         if m is not None and m.error() is None:
             got[m.partition()].append(m.value())
-            total += 1
+            total += (m.partition(), m.value()) in wanted
     time.sleep(1)
     while True:  # anything beyond: duplicates would show here
         m = cons.poll(1.0)
@@ -109,10 +136,15 @@ def check_read_back(bootstrap, topic, parts, acked):
     cons.close()
     read = [(p, v) for p, vs in got.items() for v in vs]
     missing = set(acked) - set(read)
-    check(not missing, "every acknowledged record is read back (%d; missing %d)" % (len(acked), len(missing)))
+    check(not missing, "every acknowledged record is read back (%d; missing %d: %s)"
+          % (len(acked), len(missing), sorted(missing)[:12]))
     check(len(read) == len(set(read)), "none twice (%d read, %d distinct)" % (len(read), len(set(read))))
-    ordered = all([int(v.split(b":")[1]) for v in vs] == sorted(int(v.split(b":")[1]) for v in vs)
-                  for vs in got.values())
+    by_writer = {}
+    for p, vs in got.items():
+        for v in vs:
+            fields = v.split(b":")
+            by_writer.setdefault((p, fields[2] if len(fields) > 2 else b""), []).append(int(fields[1]))
+    ordered = all(seqs == sorted(seqs) for seqs in by_writer.values())
     check(ordered, "each partition's records are in the order they were sent")
 
 
