@@ -60,13 +60,18 @@ bool unclean_allowed(const ClusterView& v, const std::string& topic, const Uncle
   return unclean(it == v.configs.end() ? kNone : it->second.values);
 }
 
-TxnRequest fenced(const Keys& keys, int64_t epoch) {
+}  // namespace
+
+TxnRequest fenced_txn(const Keys& keys, int64_t epoch) {
   TxnRequest t;
   t.compare.push_back({keys.controller(), Compare::Target::kCreate, Compare::Result::kEqual, epoch, ""});
+  t.failure.push_back({Op::Kind::kRange, keys.controller(), "", "", 0});
   return t;
 }
 
-}  // namespace
+bool lost_fence(const TxnResult& r, int64_t epoch) {
+  return r.ranges.empty() || r.ranges[0].kvs.empty() || r.ranges[0].kvs[0].create_revision != epoch;
+}
 
 std::vector<StateChange> plan_state_changes(const ClusterView& v, int64_t controller_epoch,
                                             const UncleanElection& unclean) {
@@ -117,7 +122,7 @@ ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std:
   static LogLimit failures("controller writes failed");
   ControllerRun run;
   for (size_t i = 0; i < plan.size(); i += kStatesPerTxn - 1) {
-    TxnRequest t = fenced(keys, epoch);
+    TxnRequest t = fenced_txn(keys, epoch);
     const size_t end = std::min(plan.size(), i + kStatesPerTxn - 1);
     for (size_t k = i; k < end; ++k) {
       const StateChange& c = plan[k];
@@ -129,7 +134,6 @@ ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std:
       }
       t.success.push_back({Op::Kind::kPut, key, "", encode_partition_state(c.state), 0});
     }
-    t.failure.push_back({Op::Kind::kRange, keys.controller(), "", "", 0});
     auto r = etcd.txn(t);
     if (!r) {
       failures.warn("controller: writing partition states: {}", r.error().message);
@@ -146,9 +150,7 @@ ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std:
       }
       continue;
     }
-    const bool still_mine = !r->ranges.empty() && !r->ranges[0].kvs.empty() &&
-                            r->ranges[0].kvs[0].create_revision == epoch;
-    if (!still_mine) {
+    if (lost_fence(*r, epoch)) {
       run.fenced = true;
       return run;
     }
@@ -157,7 +159,7 @@ ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std:
 }
 
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch) {
-  TxnRequest t = fenced(keys, epoch);
+  TxnRequest t = fenced_txn(keys, epoch);
   t.success.push_back({Op::Kind::kDelete, keys.controller(), "", "", 0});
   if (auto r = etcd.txn(t); !r) spdlog::warn("controller: resigning: {}", r.error().message);
 }

@@ -53,6 +53,13 @@ ControllerRun run_controller(EtcdClient& etcd, const Keys& keys, const ClusterVi
 ControllerRun write_state_changes(EtcdClient& etcd, const Keys& keys, const std::vector<StateChange>& changes,
                                   int64_t epoch);
 
+// A transaction fenced by the controller epoch: its first compare is
+// create_revision(/controller) == epoch and its failure branch reads /controller, so
+// that lost_fence() can tell a deposed controller from a lost compare.
+TxnRequest fenced_txn(const Keys& keys, int64_t epoch);
+// After a fenced_txn failed: whether /controller is no longer this epoch's.
+bool lost_fence(const TxnResult& r, int64_t epoch);
+
 // Deletes /controller if this epoch still holds it (a clean shutdown).
 void resign(EtcdClient& etcd, const Keys& keys, int64_t epoch);
 

@@ -137,8 +137,7 @@ ControllerRun write_reassignment_steps(EtcdClient& etcd, const Keys& keys, const
   static LogLimit failures("reassignment writes failed");
   ControllerRun run;
   for (const ReassignmentStep& step : steps) {
-    TxnRequest t;
-    t.compare.push_back({keys.controller(), Compare::Target::kCreate, Compare::Result::kEqual, epoch, ""});
+    TxnRequest t = fenced_txn(keys, epoch);
     const std::string assignment_key = keys.topic(step.topic);
     t.compare.push_back({assignment_key, Compare::Target::kMod, Compare::Result::kEqual, step.assignment_revision, ""});
     if (step.assignment) {
@@ -149,7 +148,6 @@ ControllerRun write_reassignment_steps(EtcdClient& etcd, const Keys& keys, const
       t.compare.push_back({key, Compare::Target::kMod, Compare::Result::kEqual, c.mod_revision, ""});
       t.success.push_back({Op::Kind::kPut, key, "", encode_partition_state(c.state), 0});
     }
-    t.failure.push_back({Op::Kind::kRange, keys.controller(), "", "", 0});
     auto r = etcd.txn(t);
     if (!r) {
       failures.warn("controller: completing reassignments of {}: {}", step.topic, r.error().message);
@@ -163,9 +161,7 @@ ControllerRun write_reassignment_steps(EtcdClient& etcd, const Keys& keys, const
       }
       continue;
     }
-    const bool still_mine = !r->ranges.empty() && !r->ranges[0].kvs.empty() &&
-                            r->ranges[0].kvs[0].create_revision == epoch;
-    if (!still_mine) {
+    if (lost_fence(*r, epoch)) {
       run.fenced = true;
       return run;
     }

@@ -23,10 +23,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster, find_coordinator  # noqa: E402
-from replicas import partitions  # noqa: E402
+from replicas import partitions, read_all  # noqa: E402
 from strata_broker import check  # noqa: E402
 
-from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
@@ -49,26 +49,6 @@ def txn_state(bootstrap, txn_id):
         if state in p.stdout:
             return state
     return p.stdout + p.stderr
-
-
-def read_committed(bootstrap, expect, timeout=40):
-    cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "r-%f" % time.time(),
-                     "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                     "isolation.level": "read_committed"})
-    cons.subscribe(["tm"])
-    got, deadline, idle = [], time.time() + timeout, None
-    while time.time() < deadline:
-        m = cons.poll(0.2)
-        if m is None or m.error():
-            if len(got) >= expect:
-                idle = idle or time.time()
-                if time.time() - idle > 1.5:
-                    break
-            continue
-        idle = None
-        got.append(m.value())
-    cons.close()
-    return got
 
 
 with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "8000",
@@ -123,7 +103,7 @@ with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "8000",
           "after the kill of tm-0's leader the marker is written again on broker 2: CompleteCommit (%.1f s)"
           % (time.time() - started))
     check(partitions(admin, "tm")[0][0] == 2, "broker 2 leads tm-0")
-    got = read_committed(c.broker(2).bootstrap, 10)
-    check(sorted(got) == sorted(b"v%d" % i for i in range(10)),
+    got = read_all(c.broker(2).bootstrap, "tm", "read_committed", 10, timeout=40)
+    check(sorted(got) == sorted("v%d" % i for i in range(10)),
           "read_committed reads exactly the 10 committed records from broker 2 (%d)" % len(got))
 print("OK")

@@ -157,3 +157,29 @@ def check_identical(brokers, topic, parts, timeout=30):
         same = all(len({segment_bytes(b, topic, p) for b in brokers}) == 1 for p in range(parts))
         time.sleep(0.3)
     check(same, "the replicas of every partition are identical")
+
+
+def read_all(bootstrap, topic, isolation, expect, timeout=30):
+    """The values (decoded) a new consumer group reads from `topic` with `isolation`: until
+    `expect` and 1.5 s without more, or `timeout`."""
+    cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "reader-%s-%f" % (isolation, time.time()),
+                     "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                     "isolation.level": isolation})
+    cons.subscribe([topic])
+    got = []
+    deadline = time.time() + timeout
+    idle_since = None
+    while time.time() < deadline:
+        m = cons.poll(0.2)
+        if m is None:
+            if len(got) >= expect:
+                idle_since = idle_since or time.time()
+                if time.time() - idle_since > 1.5:
+                    break
+            continue
+        idle_since = None
+        if m.error():
+            continue
+        got.append(m.value().decode())
+    cons.close()
+    return got

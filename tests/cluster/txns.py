@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster, Reader, call, find_coordinator, string  # noqa: E402
+from replicas import read_all  # noqa: E402
 import flexible  # noqa: E402  (after harness, which puts strata_broker on the path)
 from strata_broker import check, read_frame  # noqa: E402
 
@@ -117,30 +118,6 @@ def group_on(c, not_broker):
         if err == 0 and node != not_broker:
             return name, node
     raise AssertionError("no group away from broker %d" % not_broker)
-
-
-def read_all(bootstrap, topic, isolation, expect, timeout=30):
-    cons = Consumer({"bootstrap.servers": bootstrap, "group.id": "reader-%s-%f" % (isolation, time.time()),
-                     "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                     "isolation.level": isolation})
-    cons.subscribe([topic])
-    got = []
-    deadline = time.time() + timeout
-    idle_since = None
-    while time.time() < deadline:
-        m = cons.poll(0.2)
-        if m is None:
-            if len(got) >= expect:
-                idle_since = idle_since or time.time()
-                if time.time() - idle_since > 1.5:
-                    break
-            continue
-        idle_since = None
-        if m.error():
-            continue
-        got.append(m.value().decode())
-    cons.close()
-    return got
 
 
 def transactional(bootstrap, txn_id):
