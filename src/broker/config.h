@@ -57,7 +57,8 @@ struct BrokerConfig {
   int32_t leader_imbalance_per_broker_percentage = 10;
   int32_t leader_imbalance_check_interval_seconds = 300;
   // follower.replication.throttled.rate (bytes/s; Kafka's default Long.MAX_VALUE: none):
-  // the most a reassignment's new replicas on this broker fetch per second, together.
+  // the most a reassignment's new replicas on this broker fetch per second, together
+  // (one budget shared by all its replica fetchers).
   // Kafka applies it to the replicas named by the topics' throttled-replicas configs,
   // which its reassignment tool sets to the adding replicas; Strata throttles exactly
   // the adding replicas, so the throttle ends with the move.

@@ -81,11 +81,7 @@ struct ReplicaFetchers::Fetcher {
   std::vector<Part> parts;           // guarded by mu
   client::KafkaClient* live = nullptr;  // guarded by mu: the connection in use, for stop()
   bool done_running = false;            // guarded by mu: run() returned
-  // follower.replication.throttled.rate for the throttled partitions (thread only): a
-  // token bucket of at most one second's bytes; while it is empty they are left out of
-  // the fetches, as Kafka's follower quota does.
-  double throttle_budget = 0;
-  std::chrono::steady_clock::time_point throttle_refilled = std::chrono::steady_clock::now();
+  Throttle* throttle = nullptr;  // the broker's, shared by its fetchers
 
   void set_parts(std::vector<Part> p) {
     std::lock_guard lock(mu);
@@ -189,14 +185,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
   req.max_bytes = kResponseMaxBytes;
   std::vector<Local> locals(snapshot.size());
   std::vector<const Part*> asked;
-  const int64_t rate = broker.config().follower_replication_throttled_rate;
-  {
-    const auto now = std::chrono::steady_clock::now();
-    const double elapsed = std::chrono::duration<double>(now - throttle_refilled).count();
-    throttle_budget = std::min(double(rate), throttle_budget + elapsed * double(rate));
-    throttle_refilled = now;
-  }
-  const bool throttle_open = throttle_budget > 0;
+  const bool throttle_open = throttle->open(broker.config().follower_replication_throttled_rate);
   for (size_t i = 0; i < snapshot.size(); ++i) {
     const Part& p = snapshot[i];
     if (p.throttled && !throttle_open) continue;
@@ -224,8 +213,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     fp.fetch_offset = locals[i].log_end;
     fp.last_fetched_epoch = locals[i].last_epoch;
     fp.log_start_offset = locals[i].log_start;
-    fp.partition_max_bytes = p.throttled ? int32_t(std::clamp<double>(throttle_budget, 1, kPartitionMaxBytes))
-                                         : kPartitionMaxBytes;
+    fp.partition_max_bytes = p.throttled ? throttle->allowance(kPartitionMaxBytes) : kPartitionMaxBytes;
     req.topics.back().partitions.push_back(fp);
     asked.push_back(&p);
   }
@@ -267,7 +255,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
         retry_later = true;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...: newer metadata
         continue;
       }
-      if (part->throttled && data.records.data) throttle_budget -= double(data.records.data->size());
+      if (part->throttled && data.records.data) throttle->spend(data.records.data->size());
       if (auto synced = apply(*part, data, locals[at].log_end)) syncs.push_back(std::move(*synced));
     }
   }
@@ -347,6 +335,25 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
   return synced;
 }
 
+bool ReplicaFetchers::Throttle::open(int64_t rate) {
+  std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
+  budget_ = std::min(double(rate), budget_ + elapsed * double(rate));
+  refilled_ = now;
+  return budget_ > 0;
+}
+
+int32_t ReplicaFetchers::Throttle::allowance(int32_t most) {
+  std::lock_guard lock(mu_);
+  return int32_t(std::clamp<double>(budget_, 1, most));
+}
+
+void ReplicaFetchers::Throttle::spend(size_t bytes) {
+  std::lock_guard lock(mu_);
+  budget_ -= double(bytes);
+}
+
 ReplicaFetchers::ReplicaFetchers(Broker& broker) : broker_(broker) {}
 
 ReplicaFetchers::~ReplicaFetchers() { stop(); }
@@ -390,6 +397,7 @@ void ReplicaFetchers::update(const MetadataSnapshot& snapshot) {
       auto& f = fetchers_[key];
       if (!f) {
         f = std::make_shared<Fetcher>(broker_, key.leader, rounds_);
+        f->throttle = &throttle_;
         f->set_parts(std::move(parts));
         f->thread = std::thread([f = f.get()] { f->run(); });
       } else {
