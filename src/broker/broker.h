@@ -295,6 +295,9 @@ class Broker : public net::RequestHandler {
   std::shared_ptr<const cluster::ClusterView> cluster_view_;  // guarded by publish_mu_
   std::atomic<bool> sync_running_{false};
   std::atomic<bool> sync_wanted_{false};
+  // Per topic, the assignment revision sync_replicas last brought the local logs to
+  // (sync_topics' coroutine only, on shard 0).
+  std::map<std::string, int64_t> replicas_synced_;
   AsyncMutex admin_;
   // Blocking work (strata.blocking.threads): before everything that posts to it.
   std::unique_ptr<asio::thread_pool> blocking_;

@@ -269,6 +269,7 @@ asio::awaitable<void> Broker::sync_topics() {
       if (logs_->get({t.name, PartitionId(p)}, t.id) != nullptr) parts.push_back(p);
     }
     co_await remove_logs(*this, t.name, t.id, parts);
+    replicas_synced_.erase(t.name);
     spdlog::info("topic {} deleted in the cluster: its local logs are removed", t.name);
   }
   for (const auto& [name, entry] : view->topics) {
@@ -291,7 +292,11 @@ asio::awaitable<void> Broker::sync_topics() {
       co_await apply_log_config(*this, *existing, changed);
       spdlog::info("topic {}: configs from the cluster applied", name);
     }
-    if (existing) co_await sync_replicas(name, *id, entry.assignment, std::min(existing->partitions, count), configs);
+    // Replica changes come with a new assignment revision; other views leave them be.
+    if (existing && replicas_synced_[name] != entry.mod_revision) {
+      co_await sync_replicas(name, *id, entry.assignment, std::min(existing->partitions, count), configs);
+      replicas_synced_[name] = entry.mod_revision;
+    }
     if (existing && existing->partitions >= count) continue;
     const int32_t from = existing ? existing->partitions : 0;
     storage::LogConfig config = config_.log_defaults;
