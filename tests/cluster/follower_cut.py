@@ -22,7 +22,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster  # noqa: E402
-from replicas import partitions, segment_bytes  # noqa: E402
+from replicas import segment_bytes  # noqa: E402
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
@@ -33,12 +33,17 @@ PARTITIONS = 3
 LAG_MS = 1500
 
 
-def wait_isrs(admin, pred, what, timeout):
+def wait_isrs(c, pred, what, timeout):
+    """Asks broker 1 (never paused: a client could pick a paused broker and wait out its
+    timeout) until every partition's sorted ISR satisfies `pred`."""
     deadline = time.time() + timeout
     started = time.time()
     last = None
     while time.time() < deadline:
-        last = partitions(admin, "cut")
+        try:
+            last = c.partition_states(c.broker(1).bootstrap, "cut") or {}
+        except OSError:
+            last = {}
         if len(last) == PARTITIONS and all(pred(sorted(i)) for _, _, i in last.values()):
             check(True, "%s (%.1f s)" % (what, time.time() - started))
             return
@@ -77,24 +82,24 @@ with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "10000",
     admin = AdminClient({"bootstrap.servers": c.bootstrap})
     admin.create_topics([NewTopic("cut", PARTITIONS, replica_assignment=[[1, 2, 3]] * PARTITIONS,
                                   config={"min.insync.replicas": "2"})], request_timeout=30)["cut"].result(timeout=40)
-    wait_isrs(admin, lambda i: i == [1, 2, 3], "'cut': 3 partitions led by broker 1, all in sync", 30)
+    wait_isrs(c, lambda i: i == [1, 2, 3], "'cut': 3 partitions led by broker 1, all in sync", 30)
     w = Writer(c.broker(1).bootstrap)
     w.start()
     time.sleep(1)
 
     c.broker(3).pause()
     before = len(w.acked)
-    wait_isrs(admin, lambda i: i == [1, 2], "broker 3 paused: every ISR drops it by the lag rule",
+    wait_isrs(c, lambda i: i == [1, 2], "broker 3 paused: every ISR drops it by the lag rule",
               LAG_MS / 1000 + 5)
     time.sleep(1)
     check(len(w.acked) > before, "the producer keeps being acknowledged with 2 of 3 in sync (%d more)"
           % (len(w.acked) - before))
     c.broker(3).resume()
-    wait_isrs(admin, lambda i: i == [1, 2, 3], "broker 3 resumed: it catches up and rejoins every ISR", 20)
+    wait_isrs(c, lambda i: i == [1, 2, 3], "broker 3 resumed: it catches up and rejoins every ISR", 20)
 
     c.broker(2).pause()
     c.broker(3).pause()
-    wait_isrs(admin, lambda i: i == [1], "brokers 2 and 3 paused: the ISRs shrink to the leader", LAG_MS / 1000 + 5)
+    wait_isrs(c, lambda i: i == [1], "brokers 2 and 3 paused: the ISRs shrink to the leader", LAG_MS / 1000 + 5)
     solo = Producer({"bootstrap.servers": c.broker(1).bootstrap, "acks": "all", "retries": 0,
                      "message.timeout.ms": 4000})
     errors = []
@@ -105,7 +110,7 @@ with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "10000",
     check(names == ["NOT_ENOUGH_REPLICAS"], "acks=all with 1 of 2 required replicas in sync: %s" % names)
     c.broker(2).resume()
     c.broker(3).resume()
-    wait_isrs(admin, lambda i: i == [1, 2, 3], "both resumed: they rejoin every ISR", 20)
+    wait_isrs(c, lambda i: i == [1, 2, 3], "both resumed: they rejoin every ISR", 20)
     time.sleep(1)
     w.finish()
     check(not w.failed, "the continuous producer had nothing fail (%s)" % w.failed[:3])

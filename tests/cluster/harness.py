@@ -259,6 +259,13 @@ class Cluster:
     def metadata_topic(self, bootstrap, topic):
         """One broker's Metadata v1 leaders of `topic`'s partitions (index order); None if
         the broker does not know the topic."""
+        states = self.partition_states(bootstrap, topic)
+        return None if states is None else [states[p][0] for p in sorted(states)]
+
+    def partition_states(self, bootstrap, topic):
+        """One broker's Metadata v1 for `topic`, asked of that broker alone (a client
+        would pick any broker it knows, paused ones included): {partition: (leader,
+        sorted replicas, sorted isr)}; None if the broker does not know the topic."""
         host, port = bootstrap.split(":")
         client, name = b"cluster-test", topic.encode()
         body = (struct.pack(">hhih", 3, 1, 3, len(client)) + client + struct.pack(">i", 1)
@@ -276,16 +283,15 @@ class Cluster:
         r.take(">b")  # is_internal
         if error != 0:
             return None
-        leaders = {}
+        states = {}
         for _ in range(r.int32()):
             r.take(">h")
             p = r.int32()
-            leaders[p] = r.int32()
-            for _ in range(r.int32()):  # replicas
-                r.int32()
-            for _ in range(r.int32()):  # isr
-                r.int32()
-        return [leaders[p] for p in sorted(leaders)]
+            leader = r.int32()
+            replicas = sorted(r.int32() for _ in range(r.int32()))
+            isr = sorted(r.int32() for _ in range(r.int32()))
+            states[p] = (leader, replicas, isr)
+        return states
 
     def list_offsets_error(self, bootstrap, topic, partition):
         """The error code one broker answers to ListOffsets v1 (latest) for a partition."""
