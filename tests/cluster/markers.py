@@ -3,7 +3,7 @@ counts a partition's marker as written only once the partition's ISR has it, so 
 leader that dies with an unreplicated marker cannot leave the new leader with a
 transaction nobody ends.
 
-3 brokers on 1 etcd (8 s sessions, so a paused broker stays registered and in the
+3 brokers on 1 etcd (12 s sessions, so a paused broker stays registered and in the
 ISR); __transaction_state replicated twice (min ISR 1), and a transactional id whose partition is
 led by broker 3 with broker 1 as follower; the data partition tm-0 on [1, 2]:
 
@@ -51,7 +51,7 @@ def txn_state(bootstrap, txn_id):
     return p.stdout + p.stderr
 
 
-with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "8000",
+with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "12000",
                                            "transaction.state.log.replication.factor": "2",
                                            "transaction.state.log.min.isr": "1"}) as c:
     c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3 and ctl > 0)
@@ -86,8 +86,11 @@ with Cluster(binary, brokers=3, overrides={"etcd.session.timeout.ms": "8000",
     p.flush(30)
     c.broker(2).pause()
     p.commit_transaction(30)
+    # Watched for 3 s of wall time (each look starts a process, slow under sanitizers),
+    # well inside the 12 s session that keeps the paused broker registered and in the ISR.
     seen = set()
-    for _ in range(15):
+    watch_until = time.time() + 3
+    while time.time() < watch_until or not seen:
         seen.add(txn_state(c.broker(3).bootstrap, txn_id))
         time.sleep(0.2)
     check(seen == {"PrepareCommit"}, "with tm-0's follower paused the commit's marker is not counted: "
