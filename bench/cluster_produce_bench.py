@@ -15,12 +15,12 @@ table of rates relative to the single node.
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "cluster"))
 from harness import Broker, Cluster, wait_port  # noqa: E402
+import perf_run  # noqa: E402  (this directory)
 
 binary, perf = sys.argv[1], sys.argv[2]
 args = [a for a in sys.argv[3:] if not a.startswith("--")]
@@ -34,18 +34,7 @@ if quick:
 
 
 def run_perf(bootstrap, topic, size, acks, records):
-    out = subprocess.run([perf, "produce", "--bootstrap", bootstrap, "--topic", topic,
-                          "--records", str(records), "--record-size", str(size), "--acks", acks,
-                          "--partitions", str(PARTITIONS), "--max-seconds", "60"],
-                         capture_output=True, text=True, timeout=180)
-    if out.returncode != 0:
-        raise RuntimeError("strata_perf failed: " + out.stderr[-2000:])
-    line = next(l for l in out.stdout.splitlines() if l.startswith("RESULT"))
-    fields = dict(kv.split("=", 1) for kv in line.split()[1:])
-    if int(fields["delivered"]) != records:
-        raise RuntimeError("strata_perf delivered %s of %d" % (fields["delivered"], records))
-    return (float(fields["records_per_s"]), float(fields["mb_per_s"]), float(fields["p50_ms"]),
-            float(fields["p99_ms"]), float(fields["p999_ms"]))
+    return perf_run.run_perf(perf, bootstrap, topic, size, acks, records, PARTITIONS)
 
 
 class Single:

@@ -20,7 +20,6 @@ Prints RESULT lines and markdown tables.
 """
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -28,6 +27,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "cluster"))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "compat"))
 from harness import Cluster  # noqa: E402
+import perf_run  # noqa: E402  (this directory)
 from replicas import all_in_sync, partitions  # noqa: E402
 
 from confluent_kafka import Producer  # noqa: E402
@@ -45,18 +45,8 @@ FAILOVERS = 3 if not quick else 1
 DEFAULTS = {"strata.shards": "0", "etcd.session.timeout.ms": str(SESSION_MS), "replica.lag.time.max.ms": "10000"}
 
 
-def run_perf(bootstrap, topic, size, records, parts, acks="all"):
-    out = subprocess.run([perf, "produce", "--bootstrap", bootstrap, "--topic", topic,
-                          "--records", str(records), "--record-size", str(size), "--acks", acks,
-                          "--partitions", str(parts), "--max-seconds", "120"],
-                         capture_output=True, text=True, timeout=300)
-    if out.returncode != 0:
-        raise RuntimeError("strata_perf failed: " + out.stderr[-2000:])
-    line = next(l for l in out.stdout.splitlines() if l.startswith("RESULT"))
-    f = dict(kv.split("=", 1) for kv in line.split()[1:])
-    if int(f["delivered"]) != records:
-        raise RuntimeError("strata_perf delivered %s of %d" % (f["delivered"], records))
-    return [float(f[k]) for k in ("records_per_s", "mb_per_s", "p50_ms", "p99_ms", "p999_ms")]
+def run_perf(bootstrap, topic, size, records, parts):
+    return perf_run.run_perf(perf, bootstrap, topic, size, "all", records, parts, max_seconds=120)
 
 
 def create(admin, topic, parts, rf):

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
+#include "broker/poll_until.h"
 #include "cluster/elections.h"
 #include "cluster/node.h"
 #include "common/log_limit.h"
@@ -83,20 +84,16 @@ asio::awaitable<std::vector<ElectionResult>> Broker::elect_leaders(
     out.push_back(std::move(r));
   }
   // Answered once this broker's metadata shows every new leader (at most timeout_ms).
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 0));
-  auto shown = [this, &elected] {
-    auto snapshot = metadata();
-    for (const auto& [tp, epoch] : elected) {
-      const PartitionMeta* m = snapshot->partition(tp.topic, tp.partition.value());
-      if (m == nullptr || m->leader_epoch < epoch) return false;
-    }
-    return true;
-  };
-  while (!shown() && std::chrono::steady_clock::now() < deadline) {
-    timer.expires_after(10ms);
-    co_await timer.async_wait(asio::use_awaitable);
-  }
+  co_await poll_until(
+      [this, &elected] {
+        auto snapshot = metadata();
+        for (const auto& [tp, epoch] : elected) {
+          const PartitionMeta* m = snapshot->partition(tp.topic, tp.partition.value());
+          if (m == nullptr || m->leader_epoch < epoch) return false;
+        }
+        return true;
+      },
+      std::chrono::milliseconds(std::max(timeout_ms, 0)));
   co_return out;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "broker/broker.h"
+#include "broker/poll_until.h"
 #include "cluster/node.h"
 #include "cluster/reassignment.h"
 #include "common/log_limit.h"
@@ -93,12 +94,8 @@ asio::awaitable<void> Broker::reassign_partitions(const std::string& topic, std:
     }
     // Answered once this broker's view has the write (ListPartitionReassignments here
     // then shows it).
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::max(timeout_ms, 0));
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    while (cluster_->view()->revision < written->revision && std::chrono::steady_clock::now() < deadline) {
-      timer.expires_after(10ms);
-      co_await timer.async_wait(asio::use_awaitable);
-    }
+    co_await poll_until([this, at = written->revision] { return cluster_->view()->revision >= at; },
+                        std::chrono::milliseconds(std::max(timeout_ms, 0)));
     co_return;
   }
   for (PartitionMove& m : moves) {

@@ -10,6 +10,7 @@
 
 #include "broker/broker.h"
 #include "broker/config_admin.h"
+#include "broker/poll_until.h"
 #include "broker/topic_logs.h"
 #include "cluster/node.h"
 #include "cluster/placement.h"
@@ -49,19 +50,11 @@ std::vector<int32_t> local_partitions(const cluster::TopicAssignment& a, int32_t
   return out;
 }
 
-// Polls `ready` every 10 ms on the calling coroutine's executor for up to kRoutableWait:
-// whether it came true (the view reaches this broker through the watch thread and
-// sync_topics, which no callback announces).
+// Whether `ready` came true within kRoutableWait (the view reaches this broker through
+// the watch thread and sync_topics).
 template <class Ready>
 asio::awaitable<bool> wait_until(Ready ready) {
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  const auto deadline = std::chrono::steady_clock::now() + kRoutableWait;
-  while (!ready()) {
-    if (std::chrono::steady_clock::now() > deadline) co_return false;
-    timer.expires_after(10ms);
-    co_await timer.async_wait(asio::use_awaitable);
-  }
-  co_return true;
+  co_return co_await poll_until(std::move(ready), kRoutableWait);
 }
 
 bool routable(const MetadataSnapshot& s, const std::string& name, const Uuid& id) {

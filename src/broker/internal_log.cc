@@ -44,19 +44,21 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   }
   broker.fetch_waiters().notify(tp);
   broker.after_leader_append(tp, *log);
-  // Kafka's coordinators write with acks=all: a replicated partition answers once its
-  // high watermark passes the batch (the ISR has it), or with the replication error.
+  await_committed(broker, tp, *log, meta, appended->last_offset.value() + 1, answer);
+}
+
+void await_committed(Broker& broker, const storage::TopicPartition& tp, storage::Log& log,
+                     const PartitionMeta* meta, int64_t end, std::function<void(KafkaError)> done) {
   const bool replicated = meta != nullptr && Replication::replicated(*meta);
-  const int64_t end = appended->last_offset.value() + 1;
-  const int64_t deadline = now + broker.config().request_timeout_ms;
+  const int64_t deadline = now_ms() + broker.config().request_timeout_ms;
   auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
-  log->sync([&broker, tp, log, answer, replicated, end, deadline, shard](Result<void, storage::StorageError> r) {
-    if (!r.ok()) return answer(KafkaError::kKafkaStorageError);
-    if (!replicated) return answer(KafkaError::kNone);
+  log.sync([&broker, tp, &log, done, replicated, end, deadline, shard](Result<void, storage::StorageError> r) {
+    if (!r.ok()) return done(KafkaError::kKafkaStorageError);
+    if (!replicated) return done(KafkaError::kNone);
     // The high watermark is the owner shard's to read (the sync thread runs this).
-    asio::post(shard, [&broker, tp, log, answer, end, deadline] {
-      broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [answer](int16_t error) {
-        answer(error == 0 ? KafkaError::kNone : static_cast<KafkaError>(error));
+    asio::post(shard, [&broker, tp, &log, done, end, deadline] {
+      broker.replication().wait_for_high_watermark(tp, end, deadline, log, [done](int16_t error) {
+        done(static_cast<KafkaError>(error));
       });
     });
   });

@@ -12,6 +12,7 @@
 #include "common/bytes.h"
 #include "record/batch_builder.h"
 #include "record/batch_view.h"
+#include "broker/metadata_snapshot.h"
 #include "storage/log_manager.h"
 
 namespace strata::broker {
@@ -29,6 +30,15 @@ struct InternalRecord {
 void append_internal(Broker& broker, const storage::TopicPartition& tp,
                      const std::vector<InternalRecord>& records, const record::BatchOptions& options,
                      std::function<void(KafkaError)> done);
+
+// After this leader's own append to `tp` ending at `end` (coordinator records,
+// transaction markers: Kafka writes both with acks=all): runs `done` with kNone once
+// `log` is durable and, when `tp` is replicated per `meta`, its high watermark passed
+// `end`; else KAFKA_STORAGE_ERROR, NOT_ENOUGH_REPLICAS_AFTER_APPEND or, after
+// request.timeout.ms, REQUEST_TIMED_OUT. `done` runs on the sync thread or the owner
+// shard. Call on the owner shard.
+void await_committed(Broker& broker, const storage::TopicPartition& tp, storage::Log& log,
+                     const PartitionMeta* meta, int64_t end, std::function<void(KafkaError)> done);
 
 // Calls `visit` with every batch of the partition's log from its start, in order. A
 // read that fails stops the replay with an error in the log: later records are not

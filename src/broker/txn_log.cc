@@ -53,28 +53,14 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   const bool offsets = tp.topic == group::kOffsetsTopic;
   const int32_t partition = tp.partition.value();
   auto shard = broker.shard(broker.owner_shard(tp)).get_executor();
-  auto committed = [&broker, done, offsets, partition, shard, pid = m.producer_id, commit = m.commit] {
-    if (!offsets) return done(KafkaError::kNone);
-    asio::post(shard, [&broker, done, partition, pid, commit] {
-      broker.groups().complete_txn(partition, pid, commit);
-      done(KafkaError::kNone);
-    });
-  };
-  const bool replicated = meta != nullptr && Replication::replicated(*meta);
-  const int64_t end = appended->last_offset.value() + 1;
-  const int64_t deadline = now_ms() + broker.config().request_timeout_ms;
-  log->sync([&broker, tp, log, done, committed, replicated, end, deadline, shard](
-                Result<void, storage::StorageError> r) {
-    if (!r.ok()) return done(KafkaError::kKafkaStorageError);
-    if (!replicated) return committed();
-    // The high watermark is the owner shard's to read.
-    asio::post(shard, [&broker, tp, log, done, committed, end, deadline] {
-      broker.replication().wait_for_high_watermark(tp, end, deadline, *log, [done, committed](int16_t error) {
-        if (error != 0) return done(static_cast<KafkaError>(error));
-        committed();
-      });
-    });
-  });
+  await_committed(broker, tp, *log, meta, appended->last_offset.value() + 1,
+                  [&broker, done, offsets, partition, shard, pid = m.producer_id, commit = m.commit](KafkaError e) {
+                    if (e != KafkaError::kNone || !offsets) return done(e);
+                    asio::post(shard, [&broker, done, partition, pid, commit] {
+                      broker.groups().complete_txn(partition, pid, commit);
+                      done(KafkaError::kNone);
+                    });
+                  });
 }
 
 namespace {

@@ -24,22 +24,13 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster, find_coordinator  # noqa: E402
 from replicas import partitions, read_all  # noqa: E402
-from strata_broker import check  # noqa: E402
+from strata_broker import check, java_partition  # noqa: E402
 
 from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
 TXN_PARTITIONS = 50
-
-
-def java_partition(s, n):
-    h = 0
-    for ch in s.encode():
-        h = (31 * h + ch) & 0xFFFFFFFF
-    if h >= 1 << 31:
-        h -= 1 << 32
-    return (abs(h) if h != -(1 << 31) else 0) % n
 
 
 def txn_state(bootstrap, txn_id):

@@ -27,7 +27,7 @@ import urllib.request
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from strata_broker import StrataBroker, check, free_port
+from strata_broker import StrataBroker, check, free_port, java_partition
 
 KEYS = 200
 ROUNDS = 10
@@ -244,15 +244,6 @@ GROUP = "offsets-compaction"
 FILLER = "offsets-filler"
 
 
-def offsets_partition(group, partitions=50):
-    """Kafka's partitionFor: Utils.abs(String.hashCode) % offsets.topic.num.partitions."""
-    h = 0
-    for ch in group:
-        h = (31 * h + ord(ch)) & 0xFFFFFFFF
-    h = h - (1 << 32) if h >= 1 << 31 else h
-    return (0 if h == -(1 << 31) else abs(h)) % partitions
-
-
 def commit_many(c, topic, first, count):
     for i in range(first, first + count):
         c.commit(offsets=[TopicPartition(topic, 0, i)], asynchronous=False)
@@ -264,7 +255,7 @@ def check_offsets_compaction(b, url, data):
     lands in a cleaned segment. Returns the offsets the group must have after a restart."""
     admin = AdminClient({"bootstrap.servers": b})
     admin.create_topics([NewTopic(FILLER, 1, 1)])[FILLER].result(20)
-    part = offsets_partition(GROUP)
+    part = java_partition(GROUP, 50)
     c = Consumer({"bootstrap.servers": b, "group.id": GROUP, "enable.auto.commit": False})
     started = time.time()
     commit_many(c, TOPIC, 1, 1500)

@@ -13,7 +13,7 @@ import time
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from strata_broker import StrataBroker, check
+from strata_broker import StrataBroker, check, java_partition
 
 TOPIC = "orders"
 GROUP = "g1"
@@ -46,16 +46,6 @@ def describe_rows(strata, bs):
     check(header == ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG",
                      "CONSUMER-ID", "HOST", "CLIENT-ID"], "describe header: %s" % header)
     return p, {int(r[2]): r for r in rows if r[1] == TOPIC}
-
-
-def java_partition(group_id, partitions):
-    """Kafka's partitionFor: Utils.abs(groupId.hashCode()) % partitions (ASCII ids)."""
-    h = 0
-    for c in group_id:
-        h = (31 * h + ord(c)) & 0xFFFFFFFF
-    if h >= 1 << 31:
-        h -= 1 << 32
-    return 0 if h == -(1 << 31) else abs(h) % partitions
 
 
 def produce(bs):

@@ -109,6 +109,17 @@ class StrataBroker:
         return False
 
 
+def java_partition(key, partitions):
+    """Kafka's partitionFor, for a group id or transactional id: Utils.abs of Java's
+    String.hashCode (ASCII keys), modulo the internal topic's partition count."""
+    h = 0
+    for ch in key.encode():
+        h = (31 * h + ch) & 0xFFFFFFFF
+    if h >= 1 << 31:
+        h -= 1 << 32
+    return (0 if h == -(1 << 31) else abs(h)) % partitions
+
+
 def check(cond, what):
     """One line per check; a failed check raises."""
     print(("ok   " if cond else "FAIL ") + what, flush=True)
