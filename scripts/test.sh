@@ -13,17 +13,28 @@ bash scripts/deps.sh
 jobs=$(nproc)
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
+# ctest in build dir $1 (extra arguments after it); on failure, the failed tests' own
+# output again, last, where CI's excerpt of the run shows it.
+run_ctest() {
+  local dir=$1
+  shift
+  if ! (cd "$dir" && ctest --output-on-failure -j "$jobs" "$@"); then
+    python3 scripts/failed_tests.py "$dir" 60
+    return 1
+  fi
+}
+
 echo "== release build"
 bash scripts/build.sh build/release -DCMAKE_BUILD_TYPE=RelWithDebInfo
-(cd build/release && ctest --output-on-failure -j "$jobs")
+run_ctest build/release
 
 echo "== sanitizer build (gcc, ASan+UBSan)"
 bash scripts/build.sh build/asan -DCMAKE_BUILD_TYPE=Debug -DSTRATA_SANITIZE=ON -DSTRATA_BENCH=OFF
 # Real-client tests with latency bounds scale them for the sanitizer's slowdown.
-(cd build/asan && STRATA_SANITIZED=1 ctest --output-on-failure -j "$jobs")
+STRATA_SANITIZED=1 run_ctest build/asan
 
 echo "== fuzz build (clang, libFuzzer+ASan+UBSan)"
 bash scripts/build.sh build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DSTRATA_SANITIZE=ON -DSTRATA_FUZZ=ON -DSTRATA_BENCH=OFF \
   -DSTRATA_FUZZ_SECONDS="${STRATA_FUZZ_SECONDS:-20}"
-(cd build/fuzz && ctest --output-on-failure -j "$jobs" -R '^fuzz_')
+run_ctest build/fuzz -R '^fuzz_'
