@@ -66,6 +66,21 @@ MutableBytes whole_batches(MutableBytes records) {
   return records.subspan(0, pos);
 }
 
+// An empty log (just started over at the leader's log start) whose first fetched batch
+// begins below that start, because the start falls inside it (DeleteRecords to the
+// middle of a batch): the log starts over at the batch's base offset instead, so the
+// whole batch is kept as the leader has it; the log start then rises to the leader's
+// again with the answer's log_start_offset. As Kafka's Partition does on its
+// UnexpectedAppendOffsetException.
+void start_at_first_batch(storage::Log& log, Bytes batches, int64_t now) {
+  const Offset end = log.log_end_offset();
+  auto first = record::frame_batch(batches);
+  if (!first || end != log.log_start_offset() || first->base_offset() >= end || first->last_offset() < end) return;
+  if (auto t = log.truncate_fully_and_start_at(first->base_offset(), now); !t) {
+    spdlog::warn("{}: starting over at {}: {}", log.dir(), first->base_offset().value(), t.error().message());
+  }
+}
+
 }  // namespace
 
 struct ReplicaFetchers::Fetcher {
@@ -296,6 +311,19 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
       return true;
     }
     if (data.error_code == kafka_error::kOffsetOutOfRange) {
+      if (fetched_from < data.log_start_offset) {
+        // Behind the leader's log start (its retention or DeleteRecords removed what we
+        // would fetch next; or we are a new replica): Kafka's truncateFullyAndStartAt.
+        auto t = log->truncate_fully_and_start_at(Offset(data.log_start_offset), now);
+        if (!t) {
+          problems.warn("restarting {}-{} at {}: {}", part.tp.topic, part.tp.partition.value(),
+                        data.log_start_offset, t.error().message());
+        } else {
+          spdlog::info("{}-{}: log end {} below leader {}'s log start; the log starts over at {}",
+                       part.tp.topic, part.tp.partition.value(), fetched_from, leader, data.log_start_offset);
+        }
+        return true;
+      }
       // Ahead of the leader (it has no diverging-epoch answer for us): back to its high
       // watermark, below which every in-sync replica agrees.
       if (fetched_from > data.high_watermark && data.high_watermark >= log->log_start_offset().value()) {
@@ -311,6 +339,7 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
     if (data.records.data && !data.records.data->empty()) {
       MutableBytes batches = whole_batches(*data.records.data);
       if (!batches.empty()) {
+        start_at_first_batch(*log, batches, now);
         auto a = log->append_replicated(batches, now);
         if (!a) {
           // Never appended: the next fetch asks for the same offset again.

@@ -128,6 +128,12 @@ class Log {
   // rebuilt for the new end. Returns the new log end (<= offset). kOffsetOutOfRange
   // below the log start.
   Result<Offset, StorageError> truncate_to(Offset offset, int64_t now_ms);
+  // Kafka's truncateFullyAndStartAt, for a follower whose log end is below its leader's
+  // log start (retention or DeleteRecords removed what it would fetch next): every
+  // segment goes (renamed, unlinked later, as retention's), with the producer snapshots,
+  // the epoch cache and the producer state; the log restarts empty at `offset`, its log
+  // start, log end and high watermark. What the follower appends next starts there.
+  Result<void, StorageError> truncate_fully_and_start_at(Offset offset, int64_t now_ms);
   // Asks the SyncService to make everything appended so far durable; `done` runs on
   // the sync thread. Concurrent requests share fdatasyncs (group commit).
   void sync(SyncService::Done done);

@@ -142,4 +142,41 @@ Result<Offset, StorageError> Log::truncate_to(Offset offset, int64_t now_ms) {
   return next_offset_;
 }
 
+Result<void, StorageError> Log::truncate_fully_and_start_at(Offset offset, int64_t now_ms) {
+  check_owner();
+  if (auto w = check_writable(); !w) return fail(w.error());
+  if (offset.value() < 0) return fail(storage_error(StorageErrc::kOffsetOutOfRange, "a negative log start"));
+  // The old segments leave first (a segment based at `offset` would clash with the new
+  // one's file names); the directory is never without a segment for longer than this call.
+  std::vector<int64_t> bases;
+  for (const auto& [base, seg] : segments_) bases.push_back(base);
+  for (int64_t base : bases) {
+    if (auto d = delete_segment(Offset(base), now_ms); !d) return fail(d.error());
+  }
+  auto s = Segment::create(dir_, offset, config_, now_ms);
+  if (!s) {
+    sync_failed_->store(true);  // no segment to append to: the log goes offline
+    return fail(s.error());
+  }
+  segments_.emplace(offset.value(), std::move(*s));
+  log_start_ = next_offset_ = offset;
+  if (tracked_hw_) tracked_hw_ = offset;
+  {
+    std::lock_guard lock(durable_->mu);
+    ++durable_->generation;  // a sync in flight covers files that are gone
+    durable_->offset.store(offset.value(), std::memory_order_release);
+  }
+  sync_requested_ = offset;
+  dirty_.clear();
+  while (!snapshots_.empty()) {
+    if (auto d = delete_snapshot_later(Offset(*snapshots_.begin()), now_ms); !d) return fail(d.error());
+  }
+  producers_.clear();
+  producers_end_ = offset;
+  epochs_.clear();
+  if (auto e = save_epochs(); !e) return fail(e.error());
+  unlink_due(now_ms);
+  return {};
+}
+
 }  // namespace strata::storage

@@ -212,6 +212,52 @@ TEST(LogReplica, TruncationAcrossSegmentsAndAboveTheEnd) {
   EXPECT_EQ(below.error().code, StorageErrc::kOffsetOutOfRange);
 }
 
+// A follower behind its leader's log start (DeleteRecords, retention) starts over there.
+TEST(LogReplica, TruncatingFullyStartsTheLogOverAtTheLeadersStart) {
+  TempDir leader_dir, follower_dir;
+  LogConfig config;
+  config.segment_bytes = 1024;
+  auto leader = open_txn_log(leader_dir, config);
+  for (int i = 0; i < 40; ++i) {
+    std::vector<uint8_t> b = producer_batch(kA, 0, i, false, 1);
+    ASSERT_TRUE(leader->append(b, LeaderEpoch(i < 20 ? 1 : 2), kTxnNow).ok());
+  }
+  ASSERT_TRUE(leader->advance_log_start_offset(Offset(30), kTxnNow).ok());
+  auto follower = open_txn_log(follower_dir, config);
+  for (int i = 0; i < 10; ++i) {
+    std::vector<uint8_t> b = producer_batch(ProducerId(7), 0, i, false, 1);
+    ASSERT_TRUE(follower->append(b, LeaderEpoch(0), kTxnNow).ok());
+  }
+  follower->track_high_watermark();
+  ASSERT_TRUE(follower->truncate_fully_and_start_at(Offset(30), kTxnNow).ok());
+  EXPECT_EQ(follower->log_start_offset(), Offset(30));
+  EXPECT_EQ(follower->log_end_offset(), Offset(30));
+  EXPECT_EQ(follower->high_watermark(), Offset(30));
+  EXPECT_EQ(follower->segment_bases(), std::vector<Offset>{Offset(30)});
+  EXPECT_TRUE(follower->epochs().empty());
+  EXPECT_EQ(follower->producers().find(ProducerId(7)), nullptr);
+  EXPECT_TRUE(follower->snapshot_offsets().empty());
+  std::vector<uint8_t> rest = bytes_from(*leader, 30);
+  ASSERT_TRUE(follower->append_replicated(rest, kTxnNow).ok());
+  EXPECT_EQ(follower->log_end_offset(), Offset(40));
+  ASSERT_EQ(follower->epochs().size(), 1u);
+  EXPECT_EQ(follower->epochs()[0].epoch, LeaderEpoch(2));
+  EXPECT_EQ(follower->epochs()[0].start_offset, Offset(30));
+  EXPECT_EQ(follower->producers().find(kA)->last_sequence(), leader->producers().find(kA)->last_sequence());
+  // Again at a segment's own base offset (its files' names are taken over).
+  const Offset base = follower->segment_bases().back();
+  ASSERT_TRUE(follower->truncate_fully_and_start_at(base, kTxnNow).ok());
+  std::vector<uint8_t> tail = bytes_from(*leader, base.value());
+  ASSERT_TRUE(follower->append_replicated(tail, kTxnNow).ok());
+  ASSERT_TRUE(follower->close().ok());
+  follower.reset();
+  auto again = open_txn_log(follower_dir, config, false);
+  EXPECT_EQ(again->log_start_offset(), base);
+  EXPECT_EQ(again->log_end_offset(), Offset(40));
+  EXPECT_EQ(bytes_from(*again, base.value()), bytes_from(*leader, base.value()));
+  EXPECT_FALSE(again->truncate_fully_and_start_at(Offset(-1), kTxnNow).ok());
+}
+
 TEST(LogReplica, TruncationRestoresAnEarlierTransactionsOpenState) {
   TempDir dir;
   auto log = open_txn_log(dir);

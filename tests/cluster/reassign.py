@@ -10,6 +10,9 @@ follower.replication.throttled.rate 2 MiB/s on every broker.
 - a move cancelled at once puts the replicas back and removes the half-made copy;
 - a target with an unregistered broker: INVALID_REPLICA_ASSIGNMENT; a cancel with
   nothing moving: NO_REASSIGNMENT_IN_PROGRESS;
+- a new replica of a partition whose log starts at 1500 (DeleteRecords) starts its log
+  there (Kafka's truncateFullyAndStartAt), catches up, leads, and serves exactly the
+  records from 1500 on;
 - every acknowledged record is read back once, in order, and the final replicas are
   byte-identical.
 
@@ -24,10 +27,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster  # noqa: E402
-from replicas import Writer, check_identical, check_read_back, partitions  # noqa: E402
-from strata_broker import check  # noqa: E402
+from replicas import Writer, check_identical, check_read_back, partitions, read_all  # noqa: E402
+from strata_broker import check, delete_records_v0  # noqa: E402
 
-from confluent_kafka import Producer  # noqa: E402
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
@@ -42,23 +45,69 @@ def tool(bootstrap, *args):
     return p.returncode, p.stdout, p.stderr
 
 
-def plan_file(replicas):
+def plan_file(replicas, topic=TOPIC):
     f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
-    json.dump({"version": 1, "partitions": [{"topic": TOPIC, "partition": 0, "replicas": replicas}]}, f)
+    json.dump({"version": 1, "partitions": [{"topic": topic, "partition": 0, "replicas": replicas}]}, f)
     f.close()
     return f.name
 
 
-def wait_replicas(admin, want, timeout=60):
-    """Waits until mv-0's replicas are `want` (as a set) and all in the ISR."""
+def wait_replicas(admin, want, timeout=60, topic=TOPIC):
+    """Waits until partition 0's replicas are `want` (as a set) and all in the ISR."""
     deadline = time.time() + timeout
     last = None
     while time.time() < deadline:
-        last = partitions(admin, TOPIC).get(0)
+        last = partitions(admin, topic).get(0)
         if last and last[0] >= 0 and last[1] == sorted(want) and last[2] == sorted(want):
             return last
         time.sleep(0.1)
-    check(False, "mv-0 on %s, all in sync (last: %s)" % (want, last))
+    check(False, "%s-0 on %s, all in sync (last: %s)" % (topic, want, last))
+
+
+def wait_completed(bootstrap, plan, timeout=90):
+    """Polls --verify until the move is completed; its last output."""
+    deadline = time.time() + timeout
+    out = ""
+    while time.time() < deadline:
+        _, out, _ = tool(bootstrap, "--reassignment-json-file", plan, "--verify")
+        if "is completed" in out:
+            break
+        time.sleep(0.2)
+    return out
+
+
+def start_past_zero(c, admin):
+    """A new replica (broker 4) of a partition whose leader's log starts at 1500."""
+    admin.create_topics([NewTopic("trim", 1, replica_assignment=[[1, 2, 3]],
+                                  config={"min.insync.replicas": "2", "segment.bytes": "65536"})],
+                        request_timeout=30)["trim"].result(timeout=40)
+    leader, _, _ = wait_replicas(admin, [1, 2, 3], topic="trim")
+    p = Producer({"bootstrap.servers": c.bootstrap, "acks": "all", "linger.ms": 5})
+    for i in range(2000):
+        p.produce("trim", value=b"t%d:" % i + b"y" * 100, partition=0)
+    check(p.flush(60) == 0, "2000 records written to trim-0")
+    low, error = delete_records_v0(c.broker(leader).port, "trim", 0, 1500)
+    check((low, error) == (1500, 0), "DeleteRecords moved trim-0's log start to 1500 (%d, error %d)" % (low, error))
+    plan = plan_file([4, 2, 3], topic="trim")
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan, "--execute")
+    check(code == 0, "--execute trim-0 {1,2,3} -> {4,2,3}: %r %r" % (out, err))
+    out = wait_completed(c.bootstrap, plan)
+    check("Reassignment of partition trim-0 is completed." in out, "--verify: completed: %r" % out)
+    leader, _, _ = wait_replicas(admin, [2, 3, 4], topic="trim")
+    check(leader == 4, "broker 4, the first of the new replicas, leads trim-0 (leader %d)" % leader)
+    # Its first segment starts at or below 1500: at the base offset of the batch holding 1500.
+    logs = sorted(f for f in os.listdir(os.path.join(c.broker(4).data, "trim-0")) if f.endswith(".log"))
+    check(logs and int(logs[0][:-4]) <= 1500, "broker 4's log of trim-0 was made from 1500's batch on: %s" % logs)
+    cons = Consumer({"bootstrap.servers": c.broker(4).bootstrap, "group.id": "trim-marks"})
+    marks = cons.get_watermark_offsets(TopicPartition("trim", 0), timeout=10)
+    cons.close()
+    check(marks == (1500, 2000), "broker 4 answers trim-0's log start 1500 and end 2000: %s" % (marks,))
+    for i in range(2000, 2100):
+        p.produce("trim", value=b"t%d:" % i + b"y" * 100, partition=0)
+    check(p.flush(60) == 0, "100 more records written through broker 4")
+    got = read_all(c.bootstrap, "trim", "read_committed", 600)
+    want = ["t%d:" % i + "y" * 100 for i in range(1500, 2100)]
+    check(got == want, "a consumer reads exactly records 1500-2099 of trim-0 from broker 4 (%d read)" % len(got))
 
 
 def has_log(broker):
@@ -96,12 +145,7 @@ with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
     # Asked of the broker that wrote the move (answered once its view had it).
     code, out, _ = tool(c.broker(3).bootstrap, "--list")
     check("mv-0: replicas: 2,3,4,1. adding: 4. removing: 1." in out, "--list during the move: %r" % out)
-    deadline = time.time() + 90
-    while time.time() < deadline:
-        code, out, _ = tool(c.bootstrap, "--reassignment-json-file", plan_file([2, 3, 4]), "--verify")
-        if "is completed" in out:
-            break
-        time.sleep(0.2)
+    out = wait_completed(c.bootstrap, plan_file([2, 3, 4]))
     took = time.time() - started
     check("Reassignment of partition mv-0 is completed." in out, "--verify: completed (%.1f s): %r" % (took, out))
     check(took >= 2.5, "the 2 MiB/s throttle held broker 4's catch-up of 8 MiB to %.1f s (at least 2.5 s)" % took)
@@ -137,6 +181,8 @@ with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
           "an unregistered broker: %r" % err)
     code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([1, 2, 3]), "--cancel")
     check(code == 1 and "NO_REASSIGNMENT_IN_PROGRESS" in err, "a cancel with nothing moving: %r" % err)
+
+    start_past_zero(c, admin)
 
     w.finish()
     check_read_back(c.bootstrap, TOPIC, 1, w.acked)

@@ -109,6 +109,25 @@ class StrataBroker:
         return False
 
 
+def delete_records_v0(port, topic_name, partition, offset):
+    """DeleteRecords v0 by hand (none of the Python clients here has it), to the partition's
+    leader at `port`: returns (low watermark, error)."""
+    name = topic_name.encode()
+    body = (struct.pack(">i", 1) + struct.pack(">h", len(name)) + name +
+            struct.pack(">iiqi", 1, partition, offset, 10000))
+    client = b"strata-test"
+    frame = struct.pack(">hhih", 21, 0, 7, len(client)) + client + body
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(struct.pack(">i", len(frame)) + frame)
+        resp = read_frame(s)
+    # correlation id, throttle, [topic: name, [partition, low watermark, error]]
+    at = 4 + 4 + 4
+    n = struct.unpack_from(">h", resp, at)[0]
+    at += 2 + n + 4
+    _, low, error = struct.unpack_from(">iqh", resp, at)
+    return low, error
+
+
 def java_partition(key, partitions):
     """Kafka's partitionFor, for a group id or transactional id: Utils.abs of Java's
     String.hashCode (ASCII keys), modulo the internal topic's partition count."""

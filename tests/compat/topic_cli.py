@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from strata_broker import StrataBroker, check, free_port, read_frame
+from strata_broker import StrataBroker, check, delete_records_v0, free_port, read_frame
 
 TOPIC = "orders"
 
@@ -52,24 +52,6 @@ def kcat_produce(bootstrap, partition, values):
     subprocess.run(["kcat", "-b", bootstrap, "-P", "-t", TOPIC, "-p", str(partition),
                     "-X", "acks=all"], input="\n".join(values) + "\n", text=True,
                    timeout=60, check=True)
-
-
-def delete_records_v0(port, topic_name, partition, offset):
-    """DeleteRecords v0 by hand (no client here has it): returns (low watermark, error)."""
-    name = topic_name.encode()
-    body = (struct.pack(">i", 1) + struct.pack(">h", len(name)) + name +
-            struct.pack(">iiqi", 1, partition, offset, 10000))
-    client = b"topic-cli-test"
-    frame = struct.pack(">hhih", 21, 0, 7, len(client)) + client + body
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(struct.pack(">i", len(frame)) + frame)
-        resp = read_frame(s)
-    # correlation id, throttle, [topic: name, [partition, low watermark, error]]
-    at = 4 + 4 + 4
-    n = struct.unpack_from(">h", resp, at)[0]
-    at += 2 + n + 4
-    _, low, error = struct.unpack_from(">iqh", resp, at)
-    return low, error
 
 
 
