@@ -148,6 +148,9 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"follower.replication.throttled.rate", [this](auto& k, auto& v) {
          return to_at_least(k, v, follower_replication_throttled_rate, int64_t(1));
        }},
+      {"leader.replication.throttled.rate", [this](auto& k, auto& v) {
+         return to_at_least(k, v, leader_replication_throttled_rate, int64_t(1));
+       }},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, message_max_bytes); !r) return r;
          return log_defaults.apply({{"max.message.bytes", v}});

@@ -56,13 +56,15 @@ struct BrokerConfig {
   bool auto_leader_rebalance_enable = true;
   int32_t leader_imbalance_per_broker_percentage = 10;
   int32_t leader_imbalance_check_interval_seconds = 300;
-  // follower.replication.throttled.rate (bytes/s; Kafka's default Long.MAX_VALUE: none):
-  // the most a reassignment's new replicas on this broker fetch per second, together
-  // (one budget shared by all its replica fetchers).
-  // Kafka applies it to the replicas named by the topics' throttled-replicas configs,
-  // which its reassignment tool sets to the adding replicas; Strata throttles exactly
-  // the adding replicas, so the throttle ends with the move.
+  // follower.replication.throttled.rate and leader.replication.throttled.rate (bytes/s;
+  // Kafka's default Long.MAX_VALUE: none): the most a reassignment's new replicas on this
+  // broker fetch per second, together (one budget shared by all its replica fetchers),
+  // and the most this broker, leading, sends to other brokers' new replicas per second.
+  // Kafka applies them to the replicas named by the topics' throttled-replicas configs,
+  // which its reassignment tool sets to the moving replicas; Strata throttles exactly
+  // the adding replicas not yet in sync, so the throttle ends with the move.
   int64_t follower_replication_throttled_rate = INT64_MAX;
+  int64_t leader_replication_throttled_rate = INT64_MAX;
   int32_t num_partitions = 1;                 // num.partitions
   int16_t default_replication_factor = 1;     // default.replication.factor
   bool auto_create_topics_enable = true;      // auto.create.topics.enable

@@ -96,7 +96,7 @@ struct ReplicaFetchers::Fetcher {
   std::vector<Part> parts;           // guarded by mu
   client::KafkaClient* live = nullptr;  // guarded by mu: the connection in use, for stop()
   bool done_running = false;            // guarded by mu: run() returned
-  Throttle* throttle = nullptr;  // the broker's, shared by its fetchers
+  ReplicationThrottle* throttle = nullptr;  // the broker's, shared by its fetchers
 
   void set_parts(std::vector<Part> p) {
     std::lock_guard lock(mu);
@@ -228,7 +228,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     fp.fetch_offset = locals[i].log_end;
     fp.last_fetched_epoch = locals[i].last_epoch;
     fp.log_start_offset = locals[i].log_start;
-    fp.partition_max_bytes = p.throttled ? throttle->allowance(kPartitionMaxBytes) : kPartitionMaxBytes;
+    fp.partition_max_bytes = p.throttled ? int32_t(throttle->allowance(kPartitionMaxBytes)) : kPartitionMaxBytes;
     req.topics.back().partitions.push_back(fp);
     asked.push_back(&p);
   }
@@ -364,25 +364,6 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
   return synced;
 }
 
-bool ReplicaFetchers::Throttle::open(int64_t rate) {
-  std::lock_guard lock(mu_);
-  const auto now = std::chrono::steady_clock::now();
-  const double elapsed = std::chrono::duration<double>(now - refilled_).count();
-  budget_ = std::min(double(rate), budget_ + elapsed * double(rate));
-  refilled_ = now;
-  return budget_ > 0;
-}
-
-int32_t ReplicaFetchers::Throttle::allowance(int32_t most) {
-  std::lock_guard lock(mu_);
-  return int32_t(std::clamp<double>(budget_, 1, most));
-}
-
-void ReplicaFetchers::Throttle::spend(size_t bytes) {
-  std::lock_guard lock(mu_);
-  budget_ -= double(bytes);
-}
-
 ReplicaFetchers::ReplicaFetchers(Broker& broker) : broker_(broker) {}
 
 ReplicaFetchers::~ReplicaFetchers() { stop(); }
@@ -398,8 +379,8 @@ void ReplicaFetchers::update(const MetadataSnapshot& snapshot) {
       if (std::find(m.replicas.begin(), m.replicas.end(), self) == m.replicas.end()) continue;
       storage::TopicPartition tp{topic->name, PartitionId(p)};
       const int index = int((std::hash<std::string>{}(tp.topic) * 31 + size_t(p)) % size_t(n));
-      const bool adding = std::find(m.adding_replicas.begin(), m.adding_replicas.end(), self) != m.adding_replicas.end();
-      const bool throttled = adding && broker_.config().follower_replication_throttled_rate < INT64_MAX;
+      const bool throttled =
+          Replication::throttled(m, self) && broker_.config().follower_replication_throttled_rate < INT64_MAX;
       wanted[{m.leader, index}].push_back({std::move(tp), topic->id, m.leader_epoch, throttled});
     }
   }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "broker/metadata_snapshot.h"
+#include "broker/replication_throttle.h"
 #include "storage/checkpoint.h"
 
 namespace strata::broker {
@@ -60,26 +61,8 @@ class ReplicaFetchers {
     auto operator<=>(const Key&) const = default;
   };
 
-  // follower.replication.throttled.rate, shared by every fetcher of this broker: a
-  // token bucket of at most one second's bytes for the throttled partitions (the
-  // replicas being added); while it is empty they are left out of the fetches, as
-  // Kafka's follower quota does.
-  class Throttle {
-   public:
-    // Refills the bucket by `rate` bytes/s since the last call; whether it holds any.
-    bool open(int64_t rate);
-    // How much a throttled partition may ask for now (at least 1 byte).
-    int32_t allowance(int32_t most);
-    void spend(size_t bytes);
-
-   private:
-    std::mutex mu_;
-    double budget_ = 0;  // guarded by mu_
-    std::chrono::steady_clock::time_point refilled_ = std::chrono::steady_clock::now();  // guarded by mu_
-  };
-
   Broker& broker_;
-  Throttle throttle_;
+  ReplicationThrottle throttle_;  // follower.replication.throttled.rate, for all fetchers
   std::mutex mu_;
   bool stopped_ = false;                                  // guarded by mu_
   std::map<Key, std::shared_ptr<Fetcher>> fetchers_;      // guarded by mu_

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "broker/metadata_snapshot.h"
+#include "broker/replication_throttle.h"
 #include "storage/checkpoint.h"
 #include "storage/log.h"
 
@@ -53,6 +54,15 @@ class Replication {
   static bool below_min_isr(const PartitionMeta& p, const storage::Log& log) {
     return replicated(p) && p.isr.size() < size_t(std::max(log.config().min_insync_replicas, 1));
   }
+  // Whether a throttle applies to `replica` of `p`: a reassignment's replica being added
+  // and not yet in sync (Kafka's shouldLeaderThrottle / shouldFollowerThrottle, with
+  // the throttled replicas its reassignment tool would name).
+  static bool throttled(const PartitionMeta& p, int32_t replica) {
+    auto has = [replica](const std::vector<int32_t>& v) { return std::find(v.begin(), v.end(), replica) != v.end(); };
+    return has(p.adding_replicas) && !has(p.isr);
+  }
+  // leader.replication.throttled.rate's bucket, shared by every fetch this broker answers.
+  ReplicationThrottle& leader_throttle() { return leader_throttle_; }
 
   // A follower's fetch of `tp` from `fetch_offset` (its log end), answered from `log`,
   // which this broker leads per `meta`. Raises the high watermark if it may; true if it
@@ -95,6 +105,7 @@ class Replication {
                                      const std::function<bool(int32_t)>& alive = {});
 
  private:
+  ReplicationThrottle leader_throttle_;
   struct Follower {
     int64_t log_end = -1;  // unknown until it fetches
     int64_t caught_up_ms = 0;

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "broker/errors.h"
 #include "record/batch_builder.h"
@@ -203,6 +205,32 @@ TEST_F(ReplicationTest, AWaitOnAPartitionNoLongerLedFails) {
   repl_.wait_for_high_watermark(kTp, 5, now_ + 1000, *log_, [&](int16_t e) { got = e; });
   repl_.isr_changes(now_, 1000, [](const storage::TopicPartition&) -> const PartitionMeta* { return nullptr; });
   EXPECT_EQ(got, kafka_error::kNotLeaderOrFollower);
+}
+
+// Throttles apply to a move's new replicas until they are in sync.
+TEST(ReplicationTest, OnlyAddingReplicasOutOfTheIsrAreThrottled) {
+  PartitionMeta p;
+  p.replicas = {1, 2, 3, 4};
+  p.isr = {1, 2, 3};
+  p.adding_replicas = {4};
+  p.removing_replicas = {1};
+  EXPECT_TRUE(Replication::throttled(p, 4));
+  EXPECT_FALSE(Replication::throttled(p, 2));
+  EXPECT_FALSE(Replication::throttled(p, 1));
+  p.isr.push_back(4);  // caught up: the move completes without its throttle
+  EXPECT_FALSE(Replication::throttled(p, 4));
+}
+
+TEST(ReplicationTest, AThrottleHoldsAtMostOneSecondOfItsRate) {
+  ReplicationThrottle t;
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(t.open(1000));
+  EXPECT_LE(t.allowance(1 << 20), 1000);  // never more than a second's worth
+  EXPECT_GE(t.allowance(1 << 20), 40);
+  EXPECT_EQ(t.allowance(10), 10);
+  t.spend(5000);  // one whole batch may overdraw it; the debt is paid back over time
+  EXPECT_FALSE(t.open(1000));
+  EXPECT_EQ(t.allowance(1 << 20), 1);
 }
 
 }  // namespace

@@ -210,12 +210,14 @@ class Broker(Process):
 
 
 class Cluster:
-    def __init__(self, binary, brokers=3, etcd_members=1, chroot="/strata", overrides=None):
+    def __init__(self, binary, brokers=3, etcd_members=1, chroot="/strata", overrides=None, per_broker=None):
+        """`overrides`: settings of every broker; `per_broker`: {node id: settings} over them."""
         self.root = tempfile.mkdtemp(prefix="strata-cluster-")
         peers = [free_port() for _ in range(etcd_members)]
         self.etcd = [Etcd(self.root, i, peers) for i in range(etcd_members)]
         self.etcd_connect = ",".join(e.endpoint for e in self.etcd) + chroot
-        self.brokers = [Broker(binary, self.root, i + 1, self.etcd_connect, overrides)
+        self.brokers = [Broker(binary, self.root, i + 1, self.etcd_connect,
+                               dict(overrides or {}, **(per_broker or {}).get(i + 1, {})))
                         for i in range(brokers)]
         self.binary = binary
 

@@ -1,12 +1,14 @@
 """Issue 15, reassignment (KIP-455): 4 brokers on 1 etcd, a partition replicated 3 times
-(min.insync.replicas 2) written by an idempotent acks=all producer the whole time, and
-follower.replication.throttled.rate 2 MiB/s on every broker.
+(min.insync.replicas 2) written by an idempotent acks=all producer the whole time,
+follower.replication.throttled.rate 2 MiB/s on every broker but broker 1, and
+leader.replication.throttled.rate 1 MiB/s on broker 2.
 
 - `strata reassign-partitions --execute` moves mv-0 from {1,2,3} to {2,3,4}: --list shows
   the full set 2,3,4,1 adding 4 removing 1 while broker 4 catches up under the throttle
   (8 MiB take at least 2.5 s); --verify then says completed, broker 2 leads (1 was
   removed), broker 1's log of mv-0 is gone, and writes go on;
-- `--drain-broker 4 --execute` moves every replica off broker 4 (onto broker 1);
+- `--drain-broker 4 --execute` moves every replica off broker 4 (onto broker 1), broker 2
+  leading: its leader throttle holds broker 1's catch-up (its own is off) to at least 4 s;
 - a move cancelled at once puts the replicas back and removes the half-made copy;
 - a target with an unregistered broker: INVALID_REPLICA_ASSIGNMENT; a cancel with
   nothing moving: NO_REASSIGNMENT_IN_PROGRESS;
@@ -122,7 +124,9 @@ def wait_gone(broker, timeout=15):
 
 
 with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
-                                           "follower.replication.throttled.rate": str(RATE)}) as c:
+                                           "follower.replication.throttled.rate": str(RATE)},
+             per_broker={1: {"follower.replication.throttled.rate": str(1 << 40)},
+                         2: {"leader.replication.throttled.rate": str(RATE // 2)}}) as c:
     c.wait_for("4 brokers", lambda br, ctl, cid: len(br) == 4 and ctl > 0)
     admin = AdminClient({"bootstrap.servers": c.bootstrap})
     admin.create_topics([NewTopic(TOPIC, 1, replica_assignment=[[1, 2, 3]], config={"min.insync.replicas": "2"})],
@@ -158,10 +162,14 @@ with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
         time.sleep(0.1)
     check(len(w.acked) > before + 100, "writes go on after the move (%d acked)" % len(w.acked))
 
+    started = time.time()
     code, out, err = tool(c.broker(1).bootstrap, "--drain-broker", "4", "--execute")
     check(code == 0 and "Successfully started partition reassignments for mv-0" in out,
           "--drain-broker 4 --execute: %r %r" % (out, err))
     wait_replicas(admin, [1, 2, 3], timeout=90)
+    took = time.time() - started
+    check(took >= 4, "broker 2's 1 MiB/s leader throttle held broker 1's catch-up (8 MiB and more) to %.1f s "
+          "(at least 4 s)" % took)
     check(wait_gone(c.broker(4)), "broker 4 is drained: its log of mv-0 is removed")
     code, out, err = tool(c.bootstrap, "--drain-broker", "4")
     check(code == 0 and "holds no replicas" in out, "broker 4 holds nothing: %r" % out)

@@ -140,6 +140,8 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
        "The bytes per second a reassignment's new replicas on this broker may fetch."},
       {"leader.imbalance.check.interval.seconds", s(c.leader_imbalance_check_interval_seconds), kInt,
        "How often the controller checks the leader imbalance."},
+      {"leader.replication.throttled.rate", s(c.leader_replication_throttled_rate), kLong,
+       "The bytes per second this broker, leading, may send to a reassignment's new replicas."},
       {"leader.imbalance.per.broker.percentage", s(c.leader_imbalance_per_broker_percentage), kInt,
        "The share of a broker's preferred partitions led elsewhere that triggers a rebalance."},
       {"listeners", listener(c.listener_host, c.listener_port), kString,

@@ -186,8 +186,15 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
         return;
       }
     }
-    const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
-    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, true, committed, replica);
+    uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
+    // leader.replication.throttled.rate: a new replica's data waits while the bucket is empty.
+    const int64_t rate = broker.config().leader_replication_throttled_rate;
+    const bool throttled = replica && log != nullptr && rate < INT64_MAX && refs[i].error == 0 &&
+                           Replication::throttled(refs[i].meta->partitions[size_t(wants[i].partition)], follower);
+    ReplicationThrottle& throttle = broker.replication().leader_throttle();
+    if (throttled) limit = throttle.open(rate) ? std::min(limit, uint64_t(throttle.allowance(int64_t(limit)))) : 0;
+    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, limit > 0, committed, replica);
+    if (throttled && reads[i].region) throttle.spend(reads[i].region->size);
   });
   uint64_t total = 0;
   for (size_t i = 0; i < wants.size(); ++i) {
