@@ -208,7 +208,7 @@ TEST_F(ReplicationTest, AWaitOnAPartitionNoLongerLedFails) {
 }
 
 // Throttles apply to a move's new replicas until they are in sync.
-TEST(ReplicationTest, OnlyAddingReplicasOutOfTheIsrAreThrottled) {
+TEST(ReplicationThrottleTest, OnlyAddingReplicasOutOfTheIsrAreThrottled) {
   PartitionMeta p;
   p.replicas = {1, 2, 3, 4};
   p.isr = {1, 2, 3};
@@ -221,7 +221,7 @@ TEST(ReplicationTest, OnlyAddingReplicasOutOfTheIsrAreThrottled) {
   EXPECT_FALSE(Replication::throttled(p, 4));
 }
 
-TEST(ReplicationTest, AThrottleHoldsAtMostOneSecondOfItsRate) {
+TEST(ReplicationThrottleTest, AThrottleHoldsAtMostOneSecondOfItsRate) {
   ReplicationThrottle t;
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_TRUE(t.open(1000));
