@@ -45,6 +45,7 @@ size_t usable_cores() {
 
 Broker::Broker(BrokerConfig config)
     : config_(std::move(config)),
+      dynamic_(config_),
       fetch_sessions_(config_.max_incremental_fetch_session_cache_slots),
       replication_(std::make_unique<Replication>(config_.node_id, config_.replica_lag_time_max_ms)) {}
 

@@ -18,6 +18,7 @@
 #include "broker/cleaner.h"
 #include "broker/config.h"
 #include "broker/coordinator_loads.h"
+#include "broker/dynamic_configs.h"
 #include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
 #include "broker/replication.h"
@@ -252,6 +253,15 @@ class Broker : public net::RequestHandler {
   // this broker's logs have the new settings.
   asio::awaitable<Result<void, ApiErr>> alter_configs_in_cluster(const std::string& name,
                                                                  const std::map<std::string, std::string>& configs);
+  // Dynamic broker configs in a cluster: /config/brokers/<entity> ("<default>" or a node
+  // id) by compare-and-swap, deleted when `configs` is empty; returns once this broker's
+  // view has them. (cluster_topics.cc)
+  asio::awaitable<Result<void, ApiErr>> alter_broker_configs_in_cluster(
+      const std::string& entity, const std::map<std::string, std::string>& configs);
+  // The overrides /config/brokers/<entity> holds in this broker's view (none alone).
+  std::map<std::string, std::string> broker_overrides(const std::string& entity) const;
+  // The dynamic broker configs in effect (the throttle rates), over config().
+  const DynamicBrokerConfigs& dynamic_configs() const { return dynamic_; }
  private:
   // Brings Topics and the local logs to the newest view (shard 0, under admin_lock).
   asio::awaitable<void> sync_topics();
@@ -287,6 +297,7 @@ class Broker : public net::RequestHandler {
   asio::awaitable<bool> ensure_internal_topic(const InternalTopic& topic, std::atomic<bool>& ready);
 
   BrokerConfig config_;
+  DynamicBrokerConfigs dynamic_;
   Topics topics_;
   MetadataPublisher metadata_;
   // publish_metadata's: it runs under admin_ and on the etcd watch thread.

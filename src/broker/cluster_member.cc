@@ -83,6 +83,7 @@ client::PeerPool& Broker::peers() {
 // partition states) and handed to sync_topics.
 void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view) {
   auto meta = meta_of(*view, logs_->cluster_id());
+  dynamic_.update(config_.node_id, *view);
   {
     std::lock_guard lock(publish_mu_);
     cluster_view_ = view;

@@ -194,6 +194,39 @@ asio::awaitable<Result<void, ApiErr>> Broker::alter_configs_in_cluster(
   co_return Result<void, ApiErr>{};
 }
 
+asio::awaitable<Result<void, ApiErr>> Broker::alter_broker_configs_in_cluster(
+    const std::string& entity, const std::map<std::string, std::string>& configs) {
+  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
+  auto c = view->broker_configs.find(entity);
+  const int64_t revision = c == view->broker_configs.end() ? 0 : c->second.mod_revision;
+  const std::string key = cluster_->keys().broker_config(entity);
+  cluster::TxnRequest t;
+  t.compare.push_back({key, revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
+                       cluster::Compare::Result::kEqual, revision, ""});
+  if (configs.empty()) {
+    t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
+  } else {
+    t.success.push_back({cluster::Op::Kind::kPut, key, "", cluster::encode_topic_config(configs), 0});
+  }
+  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
+  if (!written) co_return fail(etcd_unavailable(written.error()));
+  if (!written->succeeded) {
+    co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs of broker '" + entity + "' changed meanwhile; retry."});
+  }
+  const bool applied = co_await wait_until([this, &entity, &configs] { return broker_overrides(entity) == configs; });
+  if (!applied) {
+    co_return fail(ApiErr{kafka_error::kRequestTimedOut, "The configs were written, but not applied here yet."});
+  }
+  co_return Result<void, ApiErr>{};
+}
+
+std::map<std::string, std::string> Broker::broker_overrides(const std::string& entity) const {
+  if (!cluster_) return {};
+  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
+  auto c = view->broker_configs.find(entity);
+  return c == view->broker_configs.end() ? std::map<std::string, std::string>{} : c->second.values;
+}
+
 // Coalesces views: one sync runs at a time on shard 0 and runs again while newer views
 // arrived meanwhile.
 void Broker::schedule_sync() {

@@ -146,10 +146,10 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
          return to_at_least(k, v, leader_imbalance_check_interval_seconds, 1);
        }},
       {"follower.replication.throttled.rate", [this](auto& k, auto& v) {
-         return to_at_least(k, v, follower_replication_throttled_rate, int64_t(1));
+         return to_at_least(k, v, follower_replication_throttled_rate, int64_t(0));
        }},
       {"leader.replication.throttled.rate", [this](auto& k, auto& v) {
-         return to_at_least(k, v, leader_replication_throttled_rate, int64_t(1));
+         return to_at_least(k, v, leader_replication_throttled_rate, int64_t(0));
        }},
       {"message.max.bytes", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, message_max_bytes); !r) return r;

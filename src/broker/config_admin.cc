@@ -8,6 +8,8 @@
 #include <charconv>
 #include <mutex>
 
+#include "broker/dynamic_configs.h"
+#include "cluster/keys.h"
 #include "storage/checkpoint.h"
 
 namespace strata::broker {
@@ -131,25 +133,48 @@ std::optional<ApiError> null_values_error(const std::vector<std::string>& names)
   return ApiError{kafka_error::kInvalidRequest, "Null value not supported for : " + joined(names)};
 }
 
-std::optional<ApiError> alter_broker_configs(const Broker& broker, const std::string& name,
-                                             const std::vector<std::string>& keys) {
+asio::awaitable<ApiError> alter_broker_configs(Broker& broker, const std::string& name,
+                                               const std::vector<std::string>& keys, const OverridesEdit& edit,
+                                               bool validate_only) {
   // As Kafka's ConfigAdminManager.validateResourceNameIsCurrentNodeId.
   if (!name.empty()) {
     int32_t id = 0;
     auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
     if (ec != std::errc() || end != name.data() + name.size()) {
-      return ApiError{kafka_error::kInvalidRequest,
-                      "Node id must be an integer, but it is: " + name};
+      co_return ApiError{kafka_error::kInvalidRequest, "Node id must be an integer, but it is: " + name};
     }
     if (id != broker.config().node_id) {
-      return ApiError{kafka_error::kInvalidRequest, "Unexpected broker id, expected " +
-                                                        std::to_string(broker.config().node_id) +
-                                                        ", but received " + name};
+      co_return ApiError{kafka_error::kInvalidRequest, "Unexpected broker id, expected " +
+                                                           std::to_string(broker.config().node_id) +
+                                                           ", but received " + name};
     }
   }
-  if (keys.empty()) return std::nullopt;
-  return ApiError{kafka_error::kInvalidRequest,
-                  "Cannot update these configs dynamically: Set(" + joined(keys) + ")"};
+  std::vector<std::string> fixed;
+  for (const std::string& k : keys) {
+    if (!is_dynamic_broker_key(k)) fixed.push_back(k);
+  }
+  auto refuse = [](const std::vector<std::string>& names, const std::string& why) {
+    return ApiError{kafka_error::kInvalidRequest, "Cannot update these configs dynamically: Set(" + joined(names) +
+                                                      ")" + why};
+  };
+  if (!fixed.empty()) co_return refuse(fixed, "");
+  const std::string entity = name.empty() ? std::string(cluster::Keys::kDefaultEntity) : name;
+  const std::map<std::string, std::string> current = broker.broker_overrides(entity);
+  std::map<std::string, std::string> overrides = current;
+  if (auto bad = edit(overrides)) co_return *bad;
+  for (const auto& [k, v] : overrides) {
+    if (!is_dynamic_broker_key(k)) continue;  // another Strata's key: left as it is
+    if (auto bad = check_dynamic_value(k, v)) co_return ApiError{kafka_error::kInvalidConfig, *bad};
+  }
+  if (overrides == current) co_return ApiError{};  // nothing to write (a removal of none, say)
+  if (!broker.in_cluster()) {
+    co_return refuse(keys, " (no etcd.connect: dynamic broker configs live in a cluster's etcd)");
+  }
+  if (validate_only) co_return ApiError{};
+  auto written = co_await broker.alter_broker_configs_in_cluster(entity, overrides);
+  if (!written) co_return ApiError{written.error().first, written.error().second};
+  spdlog::info("altered dynamic configs of broker entity {}", entity);
+  co_return ApiError{};
 }
 
 asio::awaitable<ApiError> alter_topic_configs(Broker& broker, const std::string& topic,

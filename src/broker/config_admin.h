@@ -30,6 +30,8 @@ inline constexpr int8_t kBroker = 4;
 // Kafka's DescribeConfigsResponse.ConfigSource ids.
 namespace config_source {
 inline constexpr int8_t kTopic = 1;         // DYNAMIC_TOPIC_CONFIG: a topic override
+inline constexpr int8_t kDynamicBroker = 2;   // DYNAMIC_BROKER_CONFIG: /config/brokers/<id>
+inline constexpr int8_t kDynamicDefault = 3;  // DYNAMIC_DEFAULT_BROKER_CONFIG: /config/brokers/<default>
 inline constexpr int8_t kStaticBroker = 4;  // STATIC_BROKER_CONFIG: server.properties / --override
 inline constexpr int8_t kDefault = 5;       // DEFAULT_CONFIG
 }  // namespace config_source
@@ -127,14 +129,20 @@ std::optional<ApiError> check_unique_keys(const std::vector<Config>& configs) {
 // INVALID_REQUEST "Null value not supported for : a, b" when `names` is not empty.
 std::optional<ApiError> null_values_error(const std::vector<std::string>& names);
 
-// A BROKER resource in an alter request: "" (the cluster default) or this node's id.
-// Strata has no dynamic broker configs, so any change is refused as Kafka refuses a
-// read-only one: INVALID_REQUEST "Cannot update these configs dynamically: ...".
-std::optional<ApiError> alter_broker_configs(const Broker& broker, const std::string& name,
-                                             const std::vector<std::string>& keys);
-
-// Turns a topic's current overrides into the new ones, or says why it cannot.
+// Turns a topic's (or broker's) current overrides into the new ones, or says why it cannot.
 using OverridesEdit = std::function<std::optional<ApiError>(std::map<std::string, std::string>&)>;
+
+// A BROKER resource in an alter request: "" (the cluster-wide default entity) or this
+// node's id (INVALID_REQUEST otherwise, as Kafka's). `keys` (those the request names)
+// must all be dynamic (dynamic_configs.h), else INVALID_REQUEST "Cannot update these
+// configs dynamically: Set(...)", as Kafka refuses a read-only one. Then `edit` turns
+// the entity's overrides into the new ones, each value is checked (INVALID_CONFIG) and,
+// unless `validate_only` or nothing changed, they are written. A single node keeps no
+// dynamic configs (they live in the cluster's etcd): a change there is refused with the
+// same INVALID_REQUEST, a removal of none succeeds.
+asio::awaitable<ApiError> alter_broker_configs(Broker& broker, const std::string& name,
+                                               const std::vector<std::string>& keys, const OverridesEdit& edit,
+                                               bool validate_only);
 
 // The one way a topic's overrides change. Under Broker::admin_lock: applies `edit` to
 // the current overrides, validates the result over the broker defaults (INVALID_CONFIG

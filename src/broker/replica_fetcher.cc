@@ -33,7 +33,7 @@ struct Part {
   storage::TopicPartition tp;
   Uuid topic_id;
   int32_t leader_epoch = 0;
-  bool throttled = false;  // a replica this broker is adding (a reassignment's move)
+  bool throttled = false;  // a replica this broker is adding, not yet in sync (Replication::throttled)
 };
 
 // What the follower's log says before a fetch (read on its owner shard).
@@ -200,10 +200,13 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
   req.max_bytes = kResponseMaxBytes;
   std::vector<Local> locals(snapshot.size());
   std::vector<const Part*> asked;
-  const bool throttle_open = throttle->open(broker.config().follower_replication_throttled_rate);
+  // follower.replication.throttled.rate, dynamic: read at every round.
+  const int64_t rate = broker.dynamic_configs().follower_rate();
+  const bool limited = rate < INT64_MAX;
+  const bool throttle_open = !limited || throttle->open(rate);
   for (size_t i = 0; i < snapshot.size(); ++i) {
     const Part& p = snapshot[i];
-    if (p.throttled && !throttle_open) continue;
+    if (p.throttled && limited && !throttle_open) continue;
     locals[i] = run_on_shard(broker, broker.owner_shard(p.tp), [this, &p] {
       Local l;
       storage::Log* log = broker.owned_log(p.tp, p.topic_id);
@@ -228,7 +231,8 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
     fp.fetch_offset = locals[i].log_end;
     fp.last_fetched_epoch = locals[i].last_epoch;
     fp.log_start_offset = locals[i].log_start;
-    fp.partition_max_bytes = p.throttled ? int32_t(throttle->allowance(kPartitionMaxBytes)) : kPartitionMaxBytes;
+    fp.partition_max_bytes =
+        p.throttled && limited ? int32_t(throttle->allowance(kPartitionMaxBytes)) : kPartitionMaxBytes;
     req.topics.back().partitions.push_back(fp);
     asked.push_back(&p);
   }
@@ -270,7 +274,7 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
         retry_later = true;  // NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, ...: newer metadata
         continue;
       }
-      if (part->throttled && data.records.data) throttle->spend(data.records.data->size());
+      if (part->throttled && limited && data.records.data) throttle->spend(data.records.data->size());
       if (auto synced = apply(*part, data, locals[at].log_end)) syncs.push_back(std::move(*synced));
     }
   }
@@ -379,9 +383,7 @@ void ReplicaFetchers::update(const MetadataSnapshot& snapshot) {
       if (std::find(m.replicas.begin(), m.replicas.end(), self) == m.replicas.end()) continue;
       storage::TopicPartition tp{topic->name, PartitionId(p)};
       const int index = int((std::hash<std::string>{}(tp.topic) * 31 + size_t(p)) % size_t(n));
-      const bool throttled =
-          Replication::throttled(m, self) && broker_.config().follower_replication_throttled_rate < INT64_MAX;
-      wanted[{m.leader, index}].push_back({std::move(tp), topic->id, m.leader_epoch, throttled});
+      wanted[{m.leader, index}].push_back({std::move(tp), topic->id, m.leader_epoch, Replication::throttled(m, self)});
     }
   }
   std::lock_guard lock(mu_);

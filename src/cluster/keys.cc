@@ -122,6 +122,12 @@ Keys::Parsed Keys::parse(std::string_view key) const {
       p.kind = Parsed::Kind::kTopicConfig;
       p.topic = std::string(rest);
     }
+  } else if (starts("/config/brokers/")) {
+    auto id = parse_int(rest);
+    if (rest == kDefaultEntity || (id && *id >= 0 && *id <= INT32_MAX)) {
+      p.kind = Parsed::Kind::kBrokerConfig;
+      p.entity = std::string(rest);
+    }
   } else if (starts("/brokers/topics/")) {
     const size_t slash = rest.find('/');
     if (slash == std::string_view::npos) {

@@ -36,14 +36,21 @@ class Keys {
   std::string topic_configs() const { return root_ + "/config/topics/"; }
   std::string topic_config(std::string_view name) const { return topic_configs() + std::string(name); }
   std::string producer_id_block() const { return root_ + "/latest_producer_id_block"; }
+  // Dynamic broker configs (Kafka's /config/brokers/<id> and /config/brokers/<default>).
+  std::string broker_configs() const { return root_ + "/config/brokers/"; }
+  std::string broker_config(std::string_view entity) const { return broker_configs() + std::string(entity); }
+  static constexpr std::string_view kDefaultEntity = "<default>";
 
   // What a key under all() names.
   struct Parsed {
-    enum class Kind { kOther, kClusterId, kBroker, kController, kTopic, kPartitionState, kTopicConfig, kProducerIds };
+    enum class Kind {
+      kOther, kClusterId, kBroker, kController, kTopic, kPartitionState, kTopicConfig, kProducerIds, kBrokerConfig
+    };
     Kind kind = Kind::kOther;
     int32_t node_id = -1;   // kBroker
     std::string topic;      // kTopic, kPartitionState, kTopicConfig
     int32_t partition = -1; // kPartitionState
+    std::string entity;     // kBrokerConfig: "<default>" or a node id
   };
   Parsed parse(std::string_view key) const;
 
@@ -115,7 +122,7 @@ struct ProducerIdBlock {
 std::string encode_producer_id_block(const ProducerIdBlock& b);
 Result<ProducerIdBlock, std::string> decode_producer_id_block(std::string_view json);
 
-// /config/topics/<topic>
+// /config/topics/<topic> and /config/brokers/<entity>: {"version":1,"config":{K:V,...}}
 std::string encode_topic_config(const std::map<std::string, std::string>& configs);
 Result<std::map<std::string, std::string>, std::string> decode_topic_config(std::string_view json);
 

@@ -24,7 +24,12 @@ TEST(Keys, NamesAndParsesUnderAChroot) {
   EXPECT_EQ(k.parse("/prod/brokers/topics/t").kind, Keys::Parsed::Kind::kTopic);
   EXPECT_EQ(k.parse("/prod/config/topics/t").kind, Keys::Parsed::Kind::kTopicConfig);
   EXPECT_EQ(k.parse("/prod/controller").kind, Keys::Parsed::Kind::kController);
+  EXPECT_EQ(k.broker_config("<default>"), "/prod/config/brokers/<default>");
+  EXPECT_EQ(k.parse("/prod/config/brokers/<default>").kind, Keys::Parsed::Kind::kBrokerConfig);
+  EXPECT_EQ(k.parse("/prod/config/brokers/<default>").entity, "<default>");
+  EXPECT_EQ(k.parse(k.broker_config("12")).entity, "12");
   for (const char* other : {"/other/controller", "/prod/brokers/ids/x", "/prod/brokers/ids/-1",
+                            "/prod/config/brokers/x", "/prod/config/brokers/-2", "/prod/config/brokers/",
                             "/prod/brokers/topics/t/partitions/x/state", "/prod/brokers/topics/",
                             "/prod/brokers/topics/t/partitions/1/stat", "/prodcontroller"}) {
     EXPECT_EQ(k.parse(other).kind, Keys::Parsed::Kind::kOther) << other;

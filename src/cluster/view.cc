@@ -56,6 +56,12 @@ void ViewBuilder::put(ClusterView& v, const KeyValue& kv) const {
       v.configs[p.topic] = ConfigEntry{std::move(*c), kv.mod_revision};
       return;
     }
+    case Kind::kBrokerConfig: {
+      auto c = decode_topic_config(kv.value);
+      if (!c) return skipped(kv.key, c.error());
+      v.broker_configs[p.entity] = ConfigEntry{std::move(*c), kv.mod_revision};
+      return;
+    }
     case Kind::kProducerIds:
     case Kind::kOther:
       return;
@@ -72,6 +78,7 @@ void ViewBuilder::erase(ClusterView& v, const std::string& key) const {
     case Kind::kTopic: v.topics.erase(p.topic); return;
     case Kind::kPartitionState: v.states.erase({p.topic, p.partition}); return;
     case Kind::kTopicConfig: v.configs.erase(p.topic); return;
+    case Kind::kBrokerConfig: v.broker_configs.erase(p.entity); return;
     case Kind::kProducerIds:
     case Kind::kOther:
       return;

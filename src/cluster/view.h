@@ -39,7 +39,7 @@ struct StateEntry {
 };
 
 struct ConfigEntry {
-  std::map<std::string, std::string> values;  // the topic's overrides
+  std::map<std::string, std::string> values;  // the topic's (or broker's) overrides
   int64_t mod_revision = 0;
 };
 
@@ -51,6 +51,7 @@ struct ClusterView {
   std::map<std::string, TopicEntry> topics;
   std::map<std::pair<std::string, int32_t>, StateEntry> states;
   std::map<std::string, ConfigEntry> configs;
+  std::map<std::string, ConfigEntry> broker_configs;  // by entity: "<default>" or a node id
 
   bool alive(int32_t node) const { return brokers.count(node) != 0; }
   const StateEntry* state(const std::string& topic, int32_t p) const {

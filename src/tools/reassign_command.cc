@@ -7,9 +7,11 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "protocol/apis/alter_partition_reassignments.h"
+#include "protocol/apis/incremental_alter_configs.h"
 #include "protocol/apis/list_partition_reassignments.h"
 #include "tools/cli.h"
 #include "tools/cluster.h"
@@ -21,10 +23,16 @@ namespace {
 using json = nlohmann::json;
 using protocol::AlterPartitionReassignmentsRequest;
 using protocol::AlterPartitionReassignmentsResponse;
+using protocol::IncrementalAlterConfigsRequest;
+using protocol::IncrementalAlterConfigsResponse;
 using protocol::ListPartitionReassignmentsRequest;
 using protocol::ListPartitionReassignmentsResponse;
 
 constexpr const char* kClientId = "strata-reassign-partitions";
+constexpr int8_t kBrokerResource = 4;  // Kafka's ConfigResource.Type BROKER
+constexpr int8_t kOpSet = 0;
+constexpr int8_t kOpDelete = 1;
+constexpr const char* kRates[] = {"leader.replication.throttled.rate", "follower.replication.throttled.rate"};
 
 // Ordered by topic and partition: the file's moves, or a drain's.
 using Moves = std::map<PartitionKey, std::vector<int32_t>>;
@@ -162,12 +170,61 @@ Result<Moves, CommandError> drain_moves(KafkaClient& client, int32_t node) {
   return moves;
 }
 
+// The throttle rates of each of `brokers` set to `rate` (nullopt: removed), asked of
+// that broker itself (a BROKER resource names the broker that answers it).
+Result<void, CommandError> set_rates(const protocol::MetadataResponse& md, const std::set<int32_t>& brokers,
+                                     std::optional<int64_t> rate, int timeout_ms) {
+  for (int32_t node : brokers) {
+    auto b = std::find_if(md.brokers.begin(), md.brokers.end(), [node](const auto& x) { return x.node_id == node; });
+    if (b == md.brokers.end()) return fail(CommandError{"broker " + std::to_string(node) + " is not in the cluster"});
+    auto client = KafkaClient::connect({b->host, uint16_t(b->port)}, timeout_ms, kClientId);
+    if (!client) return fail(client_error(client.error()));
+    IncrementalAlterConfigsRequest::Resource resource;
+    resource.resource_type = kBrokerResource;
+    resource.resource_name = std::to_string(node);
+    for (const char* key : kRates) {
+      if (rate) {
+        resource.configs.push_back({key, kOpSet, std::to_string(*rate)});
+      } else {
+        resource.configs.push_back({key, kOpDelete, std::nullopt});
+      }
+    }
+    IncrementalAlterConfigsRequest request;
+    request.resources.push_back(std::move(resource));
+    auto r = client->call<IncrementalAlterConfigsResponse>(request);
+    if (!r) return fail(client_error(r.error()));
+    for (const auto& res : r->responses) {
+      if (res.error_code != 0) return fail(kafka_error(res.error_code, res.error_message));
+    }
+  }
+  return {};
+}
+
+std::string joined(const std::set<int32_t>& nodes) {
+  return joined(std::vector<int32_t>(nodes.begin(), nodes.end()));
+}
+
 Result<int, CommandError> execute(KafkaClient& client, const Moves& moves, const ReassignArgs& args,
                                   std::ostream& out, std::ostream& err) {
   auto current = current_of(client, moves);
   if (!current) return fail(current.error());
   out << "Current partition replica assignment\n\n" << moves_json(*current)
       << "\n\nSave this to use as the --reassignment-json-file option during rollback\n";
+  if (args.throttle >= 0) {
+    // Kafka's tool throttles every broker of the moves, before and after.
+    std::set<int32_t> brokers;
+    for (const auto& [key, target] : moves) {
+      brokers.insert(target.begin(), target.end());
+      const auto& now = (*current)[key];
+      brokers.insert(now.begin(), now.end());
+    }
+    auto md = all_topics(client);
+    if (!md) return fail(md.error());
+    if (auto r = set_rates(*md, brokers, args.throttle, args.timeout_ms); !r) return fail(r.error());
+    out << "Warning: You must run --verify periodically, until the reassignment completes, to ensure the "
+           "throttle is removed.\nThe inter-broker throttle limit was set to "
+        << args.throttle << " B/s\n";
+  }
   std::map<PartitionKey, std::optional<std::vector<int32_t>>> targets(moves.begin(), moves.end());
   auto failed = alter(client, targets, args.timeout_ms);
   if (!failed) return fail(failed.error());
@@ -192,8 +249,10 @@ Result<int, CommandError> verify(KafkaClient& client, const Moves& moves, const 
   auto current = current_of(client, moves);
   if (!current) return fail(current.error());
   out << "Status of partition reassignment:\n";
+  bool done = true;
   for (const auto& [key, target] : moves) {
     if (in_progress.count(key)) {
+      done = false;
       out << "Reassignment of partition " << partition_text(key) << " is still in progress.\n";
     } else if ((*current)[key] == target) {
       out << "Reassignment of partition " << partition_text(key) << " is completed.\n";
@@ -202,6 +261,14 @@ Result<int, CommandError> verify(KafkaClient& client, const Moves& moves, const 
           << joined((*current)[key]) << " rather than " << joined(target) << ".\n";
     }
   }
+  if (!done) return 0;
+  // Every move is done: the throttles go, from every broker (as Kafka's clearAllThrottles).
+  auto md = all_topics(client);
+  if (!md) return fail(md.error());
+  std::set<int32_t> brokers;
+  for (const auto& b : md->brokers) brokers.insert(b.node_id);
+  out << "Clearing broker-level throttles on brokers " << joined(brokers) << "\n";
+  if (auto r = set_rates(*md, brokers, std::nullopt, args.timeout_ms); !r) return fail(r.error());
   return 0;
 }
 
@@ -277,7 +344,12 @@ void add_reassign_command(CLI::App& app, ReassignArgs& args) {
   auto* list = cmd->add_flag("--list", args.list, "List the moves in progress");
   auto* drain = cmd->add_option("--drain-broker", args.drain_broker,
                                 "Propose (with --execute, start) moving every replica off this broker");
+  auto* throttle = cmd->add_option("--throttle", args.throttle,
+                                   "With --execute: the brokers of the moves replicate them at most this many B/s "
+                                   "(removed by --verify once they are completed)")
+                       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")->check(CLI::PositiveNumber);
+  throttle->needs(execute);
   verify->excludes(execute)->excludes(cancel)->needs(file);
   cancel->excludes(execute)->needs(file);
   list->excludes(file)->excludes(execute)->excludes(drain);

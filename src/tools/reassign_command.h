@@ -1,8 +1,13 @@
 // `strata reassign-partitions`: kafka-reassign-partitions.sh against any Kafka-protocol
 // cluster (AlterPartitionReassignments / ListPartitionReassignments, KIP-455).
 //
-//   --reassignment-json-file F --execute   start the moves F names
-//   --reassignment-json-file F --verify    each partition's state (completed / in progress)
+//   --reassignment-json-file F --execute [--throttle B]
+//                                          start the moves F names; with B, every broker
+//                                          of the moves gets leader. and follower.
+//                                          replication.throttled.rate B (dynamic configs)
+//   --reassignment-json-file F --verify    each partition's state (completed / in progress);
+//                                          once all are completed, every broker's
+//                                          throttle rates are removed, as Kafka's
 //   --reassignment-json-file F --cancel    cancel F's moves
 //   --list                                 the moves in progress
 //   --drain-broker N [--execute]           Strata's: a move of every replica on broker N to
@@ -28,6 +33,7 @@ struct ReassignArgs {
   std::string json_file;
   bool execute = false, verify = false, cancel = false, list = false;
   std::optional<int32_t> drain_broker;
+  int64_t throttle = -1;  // B/s; -1: none
   int timeout_ms = 30000;
 };
 

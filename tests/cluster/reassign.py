@@ -1,14 +1,19 @@
 """Issue 15, reassignment (KIP-455): 4 brokers on 1 etcd, a partition replicated 3 times
 (min.insync.replicas 2) written by an idempotent acks=all producer the whole time,
-follower.replication.throttled.rate 2 MiB/s on every broker but broker 1, and
-leader.replication.throttled.rate 1 MiB/s on broker 2.
+follower.replication.throttled.rate 2 MiB/s on every broker but broker 1.
 
 - `strata reassign-partitions --execute` moves mv-0 from {1,2,3} to {2,3,4}: --list shows
   the full set 2,3,4,1 adding 4 removing 1 while broker 4 catches up under the throttle
   (8 MiB take at least 2.5 s); --verify then says completed, broker 2 leads (1 was
   removed), broker 1's log of mv-0 is gone, and writes go on;
-- `--drain-broker 4 --execute` moves every replica off broker 4 (onto broker 1), broker 2
-  leading: its leader throttle holds broker 1's catch-up (its own is off) to at least 4 s;
+- `--drain-broker 4 --execute --throttle 1048576` moves every replica off broker 4 (onto
+  broker 1), broker 2 leading: the tool sets both throttle rates on brokers 1-4 as dynamic
+  broker configs (DescribeConfigs: DYNAMIC_BROKER_CONFIG), which hold broker 1's catch-up
+  (its static follower rate is unlimited) to at least 4 s; `--verify` then clears them
+  ("Clearing broker-level throttles on brokers 1,2,3,4") and the static values are back;
+- AlterConfigs of the default entity "" sets a cluster-wide follower rate
+  (DYNAMIC_DEFAULT_BROKER_CONFIG on every broker, over a static setting), and an empty
+  set removes it; a broker config that is not dynamic is refused (INVALID_REQUEST);
 - a move cancelled at once puts the replicas back and removes the half-made copy;
 - a target with an unregistered broker: INVALID_REPLICA_ASSIGNMENT; a cancel with
   nothing moving: NO_REASSIGNMENT_IN_PROGRESS;
@@ -32,8 +37,9 @@ from harness import Cluster  # noqa: E402
 from replicas import Writer, check_identical, check_read_back, partitions, read_all  # noqa: E402
 from strata_broker import check, delete_records_v0  # noqa: E402
 
-from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic  # noqa: E402
+from kafka.admin import ConfigResource as KpConfigResource, ConfigResourceType, KafkaAdminClient  # noqa: E402
 
 binary = sys.argv[1]
 TOPIC = "mv"
@@ -76,6 +82,57 @@ def wait_completed(bootstrap, plan, timeout=90):
             break
         time.sleep(0.2)
     return out
+
+
+LEADER, FOLLOWER = "leader.replication.throttled.rate", "follower.replication.throttled.rate"
+DYNAMIC_BROKER, DYNAMIC_DEFAULT, STATIC, DEFAULT = 2, 3, 4, 5  # Kafka's ConfigSource ids
+
+
+def broker_rates(bootstrap, node, entity=None):
+    """{rate name: (value, source id)} as `node` describes its BROKER resource."""
+    a = AdminClient({"bootstrap.servers": bootstrap})
+    res = ConfigResource("BROKER", str(node) if entity is None else entity)
+    entries = list(a.describe_configs([res]).values())[0].result(timeout=10)
+    return {k: (e.value, int(e.source)) for k, e in entries.items() if k in (LEADER, FOLLOWER)}
+
+
+def alter_default_entity(c, configs):
+    """Legacy AlterConfigs of the default entity "" (kafka-python's: confluent-kafka's
+    refuses an empty BROKER name); its error code."""
+    a = KafkaAdminClient(bootstrap_servers=c.bootstrap, request_timeout_ms=20000)
+    try:
+        r = a.alter_configs([KpConfigResource(ConfigResourceType.BROKER, "", configs=configs)])
+        return r.resources[0][0]
+    finally:
+        a.close()
+
+
+def dynamic_defaults(c):
+    """The default entity "" through the legacy AlterConfigs."""
+    check(alter_default_entity(c, {FOLLOWER: "3000000"}) == 0, "AlterConfigs of \"\" sets a cluster-wide follower rate")
+    deadline = time.time() + 10
+    while time.time() < deadline and broker_rates(c.broker(3).bootstrap, 3).get(FOLLOWER) != ("3000000", DYNAMIC_DEFAULT):
+        time.sleep(0.1)
+    check(broker_rates(c.broker(3).bootstrap, 3).get(FOLLOWER) == ("3000000", DYNAMIC_DEFAULT),
+          "broker 3 describes it as DYNAMIC_DEFAULT_BROKER_CONFIG")
+    check(broker_rates(c.broker(1).bootstrap, 1).get(FOLLOWER) == ("3000000", DYNAMIC_DEFAULT),
+          "and broker 1 too, over its static setting (Kafka's order of sources)")
+    bad = ConfigResource("BROKER", "2", set_config={"num.partitions": "4"})
+    a2 = AdminClient({"bootstrap.servers": c.broker(2).bootstrap})
+    try:
+        list(a2.alter_configs([bad]).values())[0].result(timeout=10)
+        refused = None
+    except KafkaException as e:
+        refused = e.args[0]
+    check(refused is not None and refused.code() == KafkaError.INVALID_REQUEST
+          and "Cannot update these configs dynamically: Set(num.partitions)" in refused.str(),
+          "a static broker config is refused: %s" % refused)
+    check(alter_default_entity(c, {}) == 0, "an empty AlterConfigs of \"\" removes it")
+    deadline = time.time() + 10
+    while time.time() < deadline and broker_rates(c.broker(3).bootstrap, 3).get(FOLLOWER, (0, 0))[1] != STATIC:
+        time.sleep(0.1)
+    check(broker_rates(c.broker(3).bootstrap, 3).get(FOLLOWER) == (str(RATE), STATIC),
+          "broker 3's static rate is back")
 
 
 def start_past_zero(c, admin):
@@ -125,8 +182,7 @@ def wait_gone(broker, timeout=15):
 
 with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
                                            "follower.replication.throttled.rate": str(RATE)},
-             per_broker={1: {"follower.replication.throttled.rate": str(1 << 40)},
-                         2: {"leader.replication.throttled.rate": str(RATE // 2)}}) as c:
+             per_broker={1: {"follower.replication.throttled.rate": str(1 << 40)}}) as c:
     c.wait_for("4 brokers", lambda br, ctl, cid: len(br) == 4 and ctl > 0)
     admin = AdminClient({"bootstrap.servers": c.bootstrap})
     admin.create_topics([NewTopic(TOPIC, 1, replica_assignment=[[1, 2, 3]], config={"min.insync.replicas": "2"})],
@@ -163,13 +219,23 @@ with Cluster(binary, brokers=4, overrides={"replica.lag.time.max.ms": "3000",
     check(len(w.acked) > before + 100, "writes go on after the move (%d acked)" % len(w.acked))
 
     started = time.time()
-    code, out, err = tool(c.broker(1).bootstrap, "--drain-broker", "4", "--execute")
-    check(code == 0 and "Successfully started partition reassignments for mv-0" in out,
-          "--drain-broker 4 --execute: %r %r" % (out, err))
+    code, out, err = tool(c.broker(1).bootstrap, "--drain-broker", "4", "--execute", "--throttle", str(RATE // 2))
+    check(code == 0 and "Successfully started partition reassignments for mv-0" in out
+          and "The inter-broker throttle limit was set to %d B/s" % (RATE // 2) in out,
+          "--drain-broker 4 --execute --throttle %d: %r %r" % (RATE // 2, out, err))
+    rates = broker_rates(c.broker(2).bootstrap, 2)
+    check(rates == {LEADER: (str(RATE // 2), DYNAMIC_BROKER), FOLLOWER: (str(RATE // 2), DYNAMIC_BROKER)},
+          "broker 2 describes both rates as dynamic broker configs: %s" % rates)
     wait_replicas(admin, [1, 2, 3], timeout=90)
     took = time.time() - started
-    check(took >= 4, "broker 2's 1 MiB/s leader throttle held broker 1's catch-up (8 MiB and more) to %.1f s "
-          "(at least 4 s)" % took)
+    check(took >= 4, "the 1 MiB/s throttle held broker 1's catch-up (8 MiB and more) to %.1f s (at least 4 s)" % took)
+    code, out, err = tool(c.bootstrap, "--reassignment-json-file", plan_file([2, 3, 1]), "--verify")
+    check(code == 0 and "is completed" in out and "Clearing broker-level throttles on brokers 1,2,3,4" in out,
+          "--verify clears the throttles: %r %r" % (out, err))
+    rates = broker_rates(c.broker(1).bootstrap, 1)
+    check(rates == {LEADER: (str(2**63 - 1), DEFAULT), FOLLOWER: (str(1 << 40), STATIC)},
+          "broker 1's rates are its static ones again: %s" % rates)
+    dynamic_defaults(c)
     check(wait_gone(c.broker(4)), "broker 4 is drained: its log of mv-0 is removed")
     code, out, err = tool(c.bootstrap, "--drain-broker", "4")
     check(code == 0 and "holds no replicas" in out, "broker 4 holds nothing: %r" % out)

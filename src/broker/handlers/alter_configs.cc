@@ -1,8 +1,9 @@
 // AlterConfigs (legacy): replaces the whole set of a topic's overrides with the given
 // configs (those not named revert to the broker's defaults), validated, persisted and
-// applied to the live partition logs. BROKER resources: Strata has no dynamic broker
-// configs. Errors: INVALID_REQUEST (repeated resource or key, null value, bad broker
-// name, any broker config, other resource types), INVALID_TOPIC_EXCEPTION,
+// applied to the live partition logs. BROKER resources: the whole set of the entity's
+// dynamic configs likewise (config_admin.h, alter_broker_configs). Errors:
+// INVALID_REQUEST (repeated resource or key, null value, bad broker name, a broker config
+// that is not dynamic, other resource types), INVALID_TOPIC_EXCEPTION,
 // INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
 #include "broker/config_admin.h"
 #include "broker/errors.h"
@@ -30,17 +31,17 @@ asio::awaitable<ApiError> alter(Broker& broker, const AlterConfigsRequest::Resou
     }
   }
   if (auto bad = null_values_error(nulls)) co_return *bad;
+  auto replace = [&overrides](std::map<std::string, std::string>& current) {
+    current = overrides;
+    return std::optional<ApiError>();
+  };
   if (r.resource_type == config_resource::kBroker) {
-    co_return alter_broker_configs(broker, r.resource_name, keys).value_or(ApiError{});
+    co_return co_await alter_broker_configs(broker, r.resource_name, keys, replace, validate_only);
   }
   if (r.resource_type != config_resource::kTopic) {
     co_return ApiError{kafka_error::kInvalidRequest,
                        "Unknown resource type " + std::to_string(int(r.resource_type))};
   }
-  auto replace = [&overrides](std::map<std::string, std::string>& current) {
-    current = overrides;
-    return std::optional<ApiError>();
-  };
   co_return co_await alter_topic_configs(broker, r.resource_name, replace, validate_only);
 }
 

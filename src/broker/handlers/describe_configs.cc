@@ -1,7 +1,8 @@
 // DescribeConfigs: the effective configs of topics (every topic config Strata knows,
-// with its source: a topic override, a static broker setting, or Kafka's default) and
-// of this broker (its settings under Kafka's names, all read-only: Strata has no
-// dynamic broker configs). Synonyms and documentation when asked for.
+// with its source: a topic override, a static broker setting, or Kafka's default), of
+// this broker (its settings under Kafka's names, read-only but for the dynamic ones,
+// which show a dynamic override's value and source), and of the default entity "" (its
+// dynamic overrides only, as Kafka's). Synonyms and documentation when asked for.
 // Errors: INVALID_TOPIC_EXCEPTION, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REQUEST (a broker
 // name that is not this node, or an unsupported resource type).
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include <charconv>
 
 #include "broker/config_admin.h"
+#include "broker/dynamic_configs.h"
+#include "cluster/keys.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
 #include "storage/checkpoint.h"
@@ -140,10 +143,10 @@ std::vector<BrokerEntry> broker_entries(const BrokerConfig& c) {
        "The bytes per second a reassignment's new replicas on this broker may fetch."},
       {"leader.imbalance.check.interval.seconds", s(c.leader_imbalance_check_interval_seconds), kInt,
        "How often the controller checks the leader imbalance."},
-      {"leader.replication.throttled.rate", s(c.leader_replication_throttled_rate), kLong,
-       "The bytes per second this broker, leading, may send to a reassignment's new replicas."},
       {"leader.imbalance.per.broker.percentage", s(c.leader_imbalance_per_broker_percentage), kInt,
        "The share of a broker's preferred partitions led elsewhere that triggers a rebalance."},
+      {"leader.replication.throttled.rate", s(c.leader_replication_throttled_rate), kLong,
+       "The bytes per second this broker, leading, may send to a reassignment's new replicas."},
       {"listeners", listener(c.listener_host, c.listener_port), kString,
        "The listener the broker serves on."},
       {"log.cleanup.policy", l.cleanup_policy, kList, "The default cleanup policy of topics."},
@@ -200,8 +203,16 @@ DescribeConfigsResponse::Result describe_broker(const Broker& broker,
                                                 const Options& opts) {
   const std::string& name = r.resource_name;
   const int32_t node = broker.config().node_id;
-  // "" names the cluster-wide dynamic defaults, of which Strata has none.
-  if (name.empty()) return {};
+  // "" names the cluster-wide dynamic defaults: those set, and nothing else.
+  if (name.empty()) {
+    DescribeConfigsResponse::Result out;
+    for (const auto& [key, value] : broker.broker_overrides(std::string(cluster::Keys::kDefaultEntity))) {
+      if (!is_dynamic_broker_key(key) || !wanted(r, key)) continue;
+      out.configs.push_back(make_config(key, value, config_type::kLong,
+                                        {{key, value, config_source::kDynamicDefault}}, false, "", opts));
+    }
+    return out;
+  }
   int32_t id = 0;
   auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
   if (ec != std::errc() || end != name.data() + name.size()) {
@@ -220,12 +231,24 @@ DescribeConfigsResponse::Result describe_broker(const Broker& broker,
     const BrokerEntry& e = current[i];
     if (!wanted(r, e.name)) continue;
     std::vector<Synonym> synonyms;
+    const bool dynamic = is_dynamic_broker_key(e.name);
+    std::optional<std::string> value = e.value;
+    if (dynamic && broker.in_cluster()) {  // Kafka's order: per broker, default entity, static, default
+      const std::string entity = std::to_string(node);
+      for (const auto& [which, source] : {std::pair{entity, config_source::kDynamicBroker},
+                                          std::pair{std::string(cluster::Keys::kDefaultEntity),
+                                                    config_source::kDynamicDefault}}) {
+        const auto overrides = broker.broker_overrides(which);
+        if (auto it = overrides.find(e.name); it != overrides.end()) synonyms.push_back({e.name, it->second, source});
+      }
+      if (!synonyms.empty()) value = synonyms.front().value;
+    }
     if (e.value != defaults[i].value) {
       synonyms.push_back({e.name, e.value, config_source::kStaticBroker});
     }
     if (defaults[i].value) synonyms.push_back({e.name, defaults[i].value, config_source::kDefault});
-    out.configs.push_back(
-        make_config(e.name, e.value, e.type, std::move(synonyms), true, e.doc, opts));
+    out.configs.push_back(make_config(e.name, std::move(value), e.type, std::move(synonyms),
+                                      !(dynamic && broker.in_cluster()), e.doc, opts));
   }
   return out;
 }

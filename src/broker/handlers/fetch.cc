@@ -187,8 +187,9 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
       }
     }
     uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
-    // leader.replication.throttled.rate: a new replica's data waits while the bucket is empty.
-    const int64_t rate = broker.config().leader_replication_throttled_rate;
+    // leader.replication.throttled.rate (dynamic): a new replica's data waits while the
+    // bucket is empty.
+    const int64_t rate = broker.dynamic_configs().leader_rate();
     const bool throttled = replica && log != nullptr && rate < INT64_MAX && refs[i].error == 0 &&
                            Replication::throttled(refs[i].meta->partitions[size_t(wants[i].partition)], follower);
     ReplicationThrottle& throttle = broker.replication().leader_throttle();

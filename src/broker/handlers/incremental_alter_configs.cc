@@ -1,9 +1,11 @@
 // IncrementalAlterConfigs: changes individual topic overrides by SET, DELETE, APPEND or
 // SUBTRACT (the last two only for LIST configs, i.e. cleanup.policy, starting from the
 // effective value when there is no override), then validates, persists and applies the
-// result as AlterConfigs does. BROKER resources: Strata has no dynamic broker configs.
+// result as AlterConfigs does. BROKER resources: SET and DELETE of the entity's dynamic
+// configs (config_admin.h, alter_broker_configs).
 // Errors: INVALID_REQUEST (repeated resource or key, null value for a non-DELETE,
-// unknown operation, bad broker name, any broker config, other resource types),
+// unknown operation, bad broker name, a broker config that is not dynamic, other
+// resource types),
 // INVALID_TOPIC_EXCEPTION, INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
 #include <algorithm>
 
@@ -71,7 +73,23 @@ asio::awaitable<ApiError> alter(Broker& broker, const IncrementalAlterConfigsReq
   }
   if (auto bad = null_values_error(nulls)) co_return *bad;
   if (r.resource_type == config_resource::kBroker) {
-    co_return alter_broker_configs(broker, r.resource_name, keys).value_or(ApiError{});
+    auto edit = [&r](std::map<std::string, std::string>& overrides) -> std::optional<ApiError> {
+      for (const Op& op : r.configs) {
+        if (op.config_operation == config_op::kSet) {
+          overrides[op.name] = *op.value;
+        } else if (op.config_operation == config_op::kDelete) {
+          overrides.erase(op.name);
+        } else if (op.config_operation == config_op::kAppend || op.config_operation == config_op::kSubtract) {
+          return ApiError{kafka_error::kInvalidConfig, std::string("Can't ") + op_name(op.config_operation) +
+                                                           " to key " + op.name + " because its type is not LIST."};
+        } else {
+          return ApiError{kafka_error::kInvalidRequest,
+                          "Unknown operations type " + std::to_string(int(op.config_operation))};
+        }
+      }
+      return std::nullopt;
+    };
+    co_return co_await alter_broker_configs(broker, r.resource_name, keys, edit, validate_only);
   }
   if (r.resource_type != config_resource::kTopic) {
     co_return ApiError{kafka_error::kInvalidRequest,
