@@ -253,13 +253,12 @@ class Broker : public net::RequestHandler {
   // this broker's logs have the new settings.
   asio::awaitable<Result<void, ApiErr>> alter_configs_in_cluster(const std::string& name,
                                                                  const std::map<std::string, std::string>& configs);
-  // Dynamic broker configs in a cluster: /config/brokers/<entity> ("<default>" or a node
-  // id) by compare-and-swap, deleted when `configs` is empty; returns once this broker's
-  // view has them. (cluster_topics.cc)
+  // Dynamic broker configs in a cluster: /config/brokers/<entity> ("<default>" or this
+  // node's id) by compare-and-swap against `revision` (its mod revision in the view the
+  // edit started from; 0: absent), deleted when `configs` is empty; returns once they are
+  // in effect here. (cluster_topics.cc)
   asio::awaitable<Result<void, ApiErr>> alter_broker_configs_in_cluster(
-      const std::string& entity, const std::map<std::string, std::string>& configs);
-  // The overrides /config/brokers/<entity> holds in this broker's view (none alone).
-  std::map<std::string, std::string> broker_overrides(const std::string& entity) const;
+      const std::string& entity, int64_t revision, const std::map<std::string, std::string>& configs);
   // The dynamic broker configs in effect (the throttle rates), over config().
   const DynamicBrokerConfigs& dynamic_configs() const { return dynamic_; }
  private:
@@ -295,6 +294,11 @@ class Broker : public net::RequestHandler {
     int32_t min_isr;                  // 1: the broker's default min.insync.replicas
   };
   asio::awaitable<bool> ensure_internal_topic(const InternalTopic& topic, std::atomic<bool>& ready);
+  // A config key's compare-and-swap write (`revision` 0: it must not exist): put
+  // `configs`, or delete the key when they are empty and `delete_empty`.
+  asio::awaitable<Result<void, ApiErr>> write_config_key(const std::string& key, int64_t revision,
+                                                         const std::map<std::string, std::string>& configs,
+                                                         bool delete_empty);
 
   BrokerConfig config_;
   DynamicBrokerConfigs dynamic_;

@@ -168,22 +168,30 @@ asio::awaitable<Result<void, ApiErr>> Broker::add_partitions_in_cluster(const st
   co_return Result<void, ApiErr>{};
 }
 
+asio::awaitable<Result<void, ApiErr>> Broker::write_config_key(const std::string& key, int64_t revision,
+                                                               const std::map<std::string, std::string>& configs,
+                                                               bool delete_empty) {
+  cluster::TxnRequest t;
+  t.compare.push_back({key, revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
+                       cluster::Compare::Result::kEqual, revision, ""});
+  if (configs.empty() && delete_empty) {
+    t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
+  } else {
+    t.success.push_back({cluster::Op::Kind::kPut, key, "", cluster::encode_topic_config(configs), 0});
+  }
+  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
+  if (!written) co_return fail(etcd_unavailable(written.error()));
+  if (!written->succeeded) co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs changed meanwhile; retry."});
+  co_return Result<void, ApiErr>{};
+}
+
 asio::awaitable<Result<void, ApiErr>> Broker::alter_configs_in_cluster(
     const std::string& name, const std::map<std::string, std::string>& configs) {
   std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
   auto c = view->configs.find(name);
   const int64_t revision = c == view->configs.end() ? 0 : c->second.mod_revision;
-  const cluster::Keys& keys = cluster_->keys();
-  cluster::TxnRequest t;
-  t.compare.push_back({keys.topic_config(name),
-                       revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
-                       cluster::Compare::Result::kEqual, revision, ""});
-  t.success.push_back({cluster::Op::Kind::kPut, keys.topic_config(name), "", cluster::encode_topic_config(configs), 0});
-  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
-  if (!written) co_return fail(etcd_unavailable(written.error()));
-  if (!written->succeeded) {
-    co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs of '" + name + "' changed meanwhile; retry."});
-  }
+  auto written = co_await write_config_key(cluster_->keys().topic_config(name), revision, configs, false);
+  if (!written) co_return fail(written.error());
   const bool applied = co_await wait_until([this, &name, &configs] {
     auto info = topics_.get(name);
     return info && info->configs == configs;
@@ -195,36 +203,14 @@ asio::awaitable<Result<void, ApiErr>> Broker::alter_configs_in_cluster(
 }
 
 asio::awaitable<Result<void, ApiErr>> Broker::alter_broker_configs_in_cluster(
-    const std::string& entity, const std::map<std::string, std::string>& configs) {
-  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
-  auto c = view->broker_configs.find(entity);
-  const int64_t revision = c == view->broker_configs.end() ? 0 : c->second.mod_revision;
-  const std::string key = cluster_->keys().broker_config(entity);
-  cluster::TxnRequest t;
-  t.compare.push_back({key, revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
-                       cluster::Compare::Result::kEqual, revision, ""});
-  if (configs.empty()) {
-    t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
-  } else {
-    t.success.push_back({cluster::Op::Kind::kPut, key, "", cluster::encode_topic_config(configs), 0});
-  }
-  auto written = co_await blocking([this, &t] { return cluster_->etcd().txn(t); });
-  if (!written) co_return fail(etcd_unavailable(written.error()));
-  if (!written->succeeded) {
-    co_return fail(ApiErr{kafka_error::kInvalidRequest, "The configs of broker '" + entity + "' changed meanwhile; retry."});
-  }
-  const bool applied = co_await wait_until([this, &entity, &configs] { return broker_overrides(entity) == configs; });
+    const std::string& entity, int64_t revision, const std::map<std::string, std::string>& configs) {
+  auto written = co_await write_config_key(cluster_->keys().broker_config(entity), revision, configs, true);
+  if (!written) co_return fail(written.error());
+  const bool applied = co_await wait_until([this, &entity, &configs] { return dynamic_.entry(entity).values == configs; });
   if (!applied) {
     co_return fail(ApiErr{kafka_error::kRequestTimedOut, "The configs were written, but not applied here yet."});
   }
   co_return Result<void, ApiErr>{};
-}
-
-std::map<std::string, std::string> Broker::broker_overrides(const std::string& entity) const {
-  if (!cluster_) return {};
-  std::shared_ptr<const cluster::ClusterView> view = cluster_->view();
-  auto c = view->broker_configs.find(entity);
-  return c == view->broker_configs.end() ? std::map<std::string, std::string>{} : c->second.values;
 }
 
 // Coalesces views: one sync runs at a time on shard 0 and runs again while newer views

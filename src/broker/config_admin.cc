@@ -158,20 +158,23 @@ asio::awaitable<ApiError> alter_broker_configs(Broker& broker, const std::string
                                                       ")" + why};
   };
   if (!fixed.empty()) co_return refuse(fixed, "");
-  const std::string entity = name.empty() ? std::string(cluster::Keys::kDefaultEntity) : name;
-  const std::map<std::string, std::string> current = broker.broker_overrides(entity);
-  std::map<std::string, std::string> overrides = current;
+  // The entity as its key names it ("03" is broker 3); the overrides and the revision
+  // to compare with come from one view.
+  const std::string entity = name.empty() ? std::string(cluster::Keys::kDefaultEntity)
+                                          : std::to_string(broker.config().node_id);
+  const DynamicBrokerConfigs::Entry current = broker.dynamic_configs().entry(entity);
+  std::map<std::string, std::string> overrides = current.values;
   if (auto bad = edit(overrides)) co_return *bad;
   for (const auto& [k, v] : overrides) {
     if (!is_dynamic_broker_key(k)) continue;  // another Strata's key: left as it is
-    if (auto bad = check_dynamic_value(k, v)) co_return ApiError{kafka_error::kInvalidConfig, *bad};
+    if (auto bad = parse_dynamic_value(k, v); !bad) co_return ApiError{kafka_error::kInvalidConfig, bad.error()};
   }
-  if (overrides == current) co_return ApiError{};  // nothing to write (a removal of none, say)
+  if (overrides == current.values) co_return ApiError{};  // nothing to write (a removal of none, say)
   if (!broker.in_cluster()) {
     co_return refuse(keys, " (no etcd.connect: dynamic broker configs live in a cluster's etcd)");
   }
   if (validate_only) co_return ApiError{};
-  auto written = co_await broker.alter_broker_configs_in_cluster(entity, overrides);
+  auto written = co_await broker.alter_broker_configs_in_cluster(entity, current.revision, overrides);
   if (!written) co_return ApiError{written.error().first, written.error().second};
   spdlog::info("altered dynamic configs of broker entity {}", entity);
   co_return ApiError{};

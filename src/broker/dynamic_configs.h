@@ -1,11 +1,12 @@
 // Dynamic broker configs (Kafka's DynamicBrokerConfig, for the keys Strata changes while
 // running): a cluster's /config/brokers/<node.id> and /config/brokers/<default> entries
 // (docs/formats/etcd.md) over the static settings. A key's effective value is this
-// broker's entry, else the default entity's, else the static setting. Dynamic today:
-// leader.replication.throttled.rate and follower.replication.throttled.rate.
+// broker's entry, else the default entity's, else the static setting (Kafka's order of
+// sources). Dynamic today: leader.replication.throttled.rate and
+// follower.replication.throttled.rate.
 //
 // Threads: update() from the cluster node's thread, the rest from any (the rates are
-// atomics read on every replica fetch).
+// atomics read on replica fetches).
 #pragma once
 
 #include <atomic>
@@ -14,9 +15,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "broker/config.h"
+#include "common/result.h"
 
 namespace strata::cluster {
 struct ClusterView;
@@ -28,8 +29,8 @@ inline constexpr const char* kLeaderThrottledRate = "leader.replication.throttle
 inline constexpr const char* kFollowerThrottledRate = "follower.replication.throttled.rate";
 
 bool is_dynamic_broker_key(const std::string& name);
-// Kafka's validation of a dynamic value (a long, at least 0): the message if it fails.
-std::optional<std::string> check_dynamic_value(const std::string& name, const std::string& value);
+// Kafka's validation of a dynamic value (a long, at least 0): the value, or the message.
+Result<int64_t, std::string> parse_dynamic_value(const std::string& name, const std::string& value);
 
 class DynamicBrokerConfigs {
  public:
@@ -41,12 +42,14 @@ class DynamicBrokerConfigs {
   int64_t leader_rate() const { return leader_rate_.load(std::memory_order_relaxed); }
   int64_t follower_rate() const { return follower_rate_.load(std::memory_order_relaxed); }
 
-  struct Override {
-    std::string value;
-    bool per_broker = false;  // this broker's own entry, else the default entity's
+  // One entity's overrides as of the last view, and its key's mod revision (0: absent),
+  // the pair a compare-and-swap of the key needs.
+  struct Entry {
+    std::map<std::string, std::string> values;
+    int64_t revision = 0;
   };
-  // The dynamic override of `name` in effect, if any.
-  std::optional<Override> override_of(const std::string& name) const;
+  // `entity`: this broker's id or "<default>" (another's is not kept: empty).
+  Entry entry(const std::string& entity) const;
 
  private:
   const int64_t static_leader_rate_;
@@ -54,8 +57,9 @@ class DynamicBrokerConfigs {
   std::atomic<int64_t> leader_rate_;
   std::atomic<int64_t> follower_rate_;
   mutable std::mutex mu_;
-  std::map<std::string, std::string> own_;       // guarded by mu_
-  std::map<std::string, std::string> defaults_;  // guarded by mu_
+  std::string self_;  // guarded by mu_
+  Entry own_;         // guarded by mu_
+  Entry defaults_;    // guarded by mu_
 };
 
 }  // namespace strata::broker

@@ -305,7 +305,16 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
                                        log->log_end_offset().value(), kUndefinedEpoch);
       int64_t to = data.diverging_epoch->end_offset;
       if (ours.first == data.diverging_epoch->epoch && ours.second >= 0) to = std::min(to, ours.second);
-      auto t = log->truncate_to(Offset(std::max(to, log->log_start_offset().value())), now);
+      if (to < log->log_start_offset().value()) {
+        // Divergence below our log start: our epoch history is of no use (an epoch cache
+        // left from before a crash in truncate_fully_and_start_at, say): start over where
+        // we start, without it, so the next fetch asks with no last fetched epoch.
+        if (auto t = log->truncate_fully_and_start_at(log->log_start_offset(), now); !t) {
+          problems.warn("restarting {}-{}: {}", part.tp.topic, part.tp.partition.value(), t.error().message());
+        }
+        return true;
+      }
+      auto t = log->truncate_to(Offset(to), now);
       if (!t) {
         problems.warn("truncating {}-{}: {}", part.tp.topic, part.tp.partition.value(), t.error().message());
       } else {

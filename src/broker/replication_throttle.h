@@ -5,7 +5,8 @@
 // without records while empty. Both throttle only a reassignment's replicas being added
 // and not yet in sync, so a throttle ends with its move.
 //
-// Threads: any; one mutex, taken only for throttled partitions.
+// Threads: any; one mutex, taken only while a rate is set (and on the leader only for
+// the partitions it throttles).
 #pragma once
 
 #include <algorithm>
@@ -30,7 +31,7 @@ class ReplicationThrottle {
   // How much a throttled partition may take now (at least 1 byte, at most `most`).
   int64_t allowance(int64_t most) {
     std::lock_guard lock(mu_);
-    return int64_t(std::clamp<double>(budget_, 1, double(most)));
+    return int64_t(std::clamp<double>(budget_, 1, double(std::max<int64_t>(most, 1))));
   }
   void spend(size_t bytes) {
     std::lock_guard lock(mu_);

@@ -146,13 +146,31 @@ Result<void, StorageError> Log::truncate_fully_and_start_at(Offset offset, int64
   check_owner();
   if (auto w = check_writable(); !w) return fail(w.error());
   if (offset.value() < 0) return fail(storage_error(StorageErrc::kOffsetOutOfRange, "a negative log start"));
-  // The old segments leave first (a segment based at `offset` would clash with the new
-  // one's file names); the directory is never without a segment for longer than this call.
+  // Order for a crash at any step: the segments leave first (a segment based at `offset`
+  // would clash with the new one's names), then the producer snapshots, then the new
+  // segment is made; a reopen in between finds a tail of the old log, or nothing, or the
+  // new segment alone, never the new segment with the old producer state.
   std::vector<int64_t> bases;
   for (const auto& [base, seg] : segments_) bases.push_back(base);
   for (int64_t base : bases) {
-    if (auto d = delete_segment(Offset(base), now_ms); !d) return fail(d.error());
+    if (auto d = delete_segment(Offset(base), now_ms); !d) {
+      // Some segments left: the log goes on from the first one that stays.
+      if (!segments_.empty()) {
+        log_start_ = std::max(log_start_, Offset(segments_.begin()->first));
+      } else {
+        sync_failed_->store(true);  // no segment to append to: the log goes offline
+      }
+      return fail(d.error());
+    }
   }
+  while (!snapshots_.empty()) {
+    if (auto d = delete_snapshot_later(Offset(*snapshots_.begin()), now_ms); !d) {
+      sync_failed_->store(true);
+      return fail(d.error());
+    }
+  }
+  producers_.clear();
+  epochs_.clear();
   auto s = Segment::create(dir_, offset, config_, now_ms);
   if (!s) {
     sync_failed_->store(true);  // no segment to append to: the log goes offline
@@ -160,6 +178,7 @@ Result<void, StorageError> Log::truncate_fully_and_start_at(Offset offset, int64
   }
   segments_.emplace(offset.value(), std::move(*s));
   log_start_ = next_offset_ = offset;
+  producers_end_ = offset;
   if (tracked_hw_) tracked_hw_ = offset;
   {
     std::lock_guard lock(durable_->mu);
@@ -168,12 +187,6 @@ Result<void, StorageError> Log::truncate_fully_and_start_at(Offset offset, int64
   }
   sync_requested_ = offset;
   dirty_.clear();
-  while (!snapshots_.empty()) {
-    if (auto d = delete_snapshot_later(Offset(*snapshots_.begin()), now_ms); !d) return fail(d.error());
-  }
-  producers_.clear();
-  producers_end_ = offset;
-  epochs_.clear();
   if (auto e = save_epochs(); !e) return fail(e.error());
   unlink_due(now_ms);
   return {};

@@ -206,8 +206,8 @@ DescribeConfigsResponse::Result describe_broker(const Broker& broker,
   // "" names the cluster-wide dynamic defaults: those set, and nothing else.
   if (name.empty()) {
     DescribeConfigsResponse::Result out;
-    for (const auto& [key, value] : broker.broker_overrides(std::string(cluster::Keys::kDefaultEntity))) {
-      if (!is_dynamic_broker_key(key) || !wanted(r, key)) continue;
+    for (const auto& [key, value] : broker.dynamic_configs().entry(std::string(cluster::Keys::kDefaultEntity)).values) {
+      if (!is_dynamic_broker_key(key) || !parse_dynamic_value(key, value) || !wanted(r, key)) continue;
       out.configs.push_back(make_config(key, value, config_type::kLong,
                                         {{key, value, config_source::kDynamicDefault}}, false, "", opts));
     }
@@ -234,12 +234,13 @@ DescribeConfigsResponse::Result describe_broker(const Broker& broker,
     const bool dynamic = is_dynamic_broker_key(e.name);
     std::optional<std::string> value = e.value;
     if (dynamic && broker.in_cluster()) {  // Kafka's order: per broker, default entity, static, default
-      const std::string entity = std::to_string(node);
-      for (const auto& [which, source] : {std::pair{entity, config_source::kDynamicBroker},
-                                          std::pair{std::string(cluster::Keys::kDefaultEntity),
-                                                    config_source::kDynamicDefault}}) {
-        const auto overrides = broker.broker_overrides(which);
-        if (auto it = overrides.find(e.name); it != overrides.end()) synonyms.push_back({e.name, it->second, source});
+      const auto& d = broker.dynamic_configs();
+      for (const auto& [entity, source] : {std::pair{std::to_string(node), config_source::kDynamicBroker},
+                                           std::pair{std::string(cluster::Keys::kDefaultEntity),
+                                                     config_source::kDynamicDefault}}) {
+        const auto values = d.entry(entity).values;
+        auto it = values.find(e.name);
+        if (it != values.end() && parse_dynamic_value(e.name, it->second)) synonyms.push_back({e.name, it->second, source});
       }
       if (!synonyms.empty()) value = synonyms.front().value;
     }

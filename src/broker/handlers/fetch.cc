@@ -31,6 +31,8 @@ struct Read {
   int64_t log_start_offset = -1;
   std::optional<storage::FileRegion> region;
   std::vector<storage::AbortedTxn> aborted;
+  bool throttled = false;  // leader.replication.throttled.rate applies (a new replica's fetch)
+  bool held = false;       // throttled, with its bucket spent: read nothing
 };
 
 // Kafka's last stable offset: below the high watermark, the first offset of the
@@ -160,24 +162,28 @@ std::optional<std::pair<int32_t, int64_t>> follow(Broker& broker, const Partitio
 // `wants`) and returns the record bytes gathered. All partitions are read at once, one
 // hop per owner shard, each up to its own limit; then, in request order, the response
 // limit is applied (KIP-74: the first partition with data may exceed it by one batch),
-// re-reading with the smaller limit the rare partition that does not fit.
+// re-reading with the smaller limit the rare partition that does not fit. `tps`: the
+// partitions whose appends should wake a long poll; `held_any`: a partition was held by
+// the leader's throttle (the poll then waits out its time even with no `tps`).
 asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
                                    const std::vector<FetchWant>& wants,
                                    const std::vector<PartitionRef>& refs,
                                    std::vector<FetchResponse::PartitionData>& parts,
                                    std::vector<FetchAnswer>& answers,
                                    std::vector<storage::TopicPartition>& tps, int16_t version,
-                                   int32_t follower) {
+                                   int32_t follower, bool& held_any) {
   parts.clear();
   answers.clear();
   tps.clear();
+  held_any = false;
   const uint64_t response_max = version >= 3 ? uint64_t(std::max(request.max_bytes, 0))
                                              : UINT64_MAX;
   const bool committed = request.isolation_level == 1;
   std::vector<Read> reads(wants.size());
   const bool replica = follower >= 0;
+  const bool rate_limited = replica && broker.dynamic_configs().leader_rate() < INT64_MAX;
   co_await for_each_log(broker, refs, [&broker, &refs, &reads, &wants, response_max, committed, follower,
-                                       replica](size_t i, storage::Log* log) {
+                                       replica, rate_limited](size_t i, storage::Log* log) {
     if (replica && log != nullptr) {
       if (auto diverging = follow(broker, refs[i], wants[i], follower, *log)) {
         reads[i].diverging = diverging;
@@ -188,14 +194,19 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
     }
     uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
     // leader.replication.throttled.rate (dynamic): a new replica's data waits while the
-    // bucket is empty.
-    const int64_t rate = broker.dynamic_configs().leader_rate();
-    const bool throttled = replica && log != nullptr && rate < INT64_MAX && refs[i].error == 0 &&
+    // bucket is empty, and takes at most what it holds (but one whole batch).
+    const int64_t rate = rate_limited ? broker.dynamic_configs().leader_rate() : INT64_MAX;
+    const bool throttled = rate < INT64_MAX && log != nullptr && refs[i].error == 0 &&
                            Replication::throttled(refs[i].meta->partitions[size_t(wants[i].partition)], follower);
-    ReplicationThrottle& throttle = broker.replication().leader_throttle();
-    if (throttled) limit = throttle.open(rate) ? std::min(limit, uint64_t(throttle.allowance(int64_t(limit)))) : 0;
-    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, limit > 0, committed, replica);
-    if (throttled && reads[i].region) throttle.spend(reads[i].region->size);
+    bool held = false;
+    if (throttled) {
+      ReplicationThrottle& throttle = broker.replication().leader_throttle();
+      held = !throttle.open(rate);
+      limit = held ? 0 : std::min(limit, uint64_t(throttle.allowance(int64_t(limit))));
+    }
+    reads[i] = read_on_owner(log, wants[i].fetch_offset, limit, !held, committed, replica);
+    reads[i].throttled = throttled;
+    reads[i].held = held;
   });
   uint64_t total = 0;
   for (size_t i = 0; i < wants.size(); ++i) {
@@ -210,17 +221,20 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
       parts.push_back(std::move(pd));
       continue;
     }
-    tps.push_back(refs[i].tp);
+    if (!reads[i].held) tps.push_back(refs[i].tp);  // appends to a held one would wake it for nothing
+    held_any = held_any || reads[i].held;
     const uint64_t room = total >= response_max ? 0 : response_max - total;
     const uint64_t limit = std::min<uint64_t>(uint64_t(std::max(want.max_bytes, 0)), room);
     Read& read = reads[i];
     const bool first = total == 0;
     if (read.region && read.region->size > limit && !first) {
       const int64_t fetch_offset = want.fetch_offset;
+      const bool throttled = read.throttled;
       read = co_await broker.on_shard(refs[i].shard, [&broker, ref = &refs[i], fetch_offset, limit, committed, replica] {
         return read_on_owner(broker.owned_log(ref->tp, ref->topic_id), fetch_offset, limit, false, committed,
                              replica);
       });
+      read.throttled = throttled;
     }
     if (read.diverging) pd.diverging_epoch = FetchResponse::EpochEndOffset{read.diverging->first, read.diverging->second};
     pd.error_code = read.error;
@@ -239,6 +253,7 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
                                             read.region->size};
       bytes = read.region->size;
       total += bytes;
+      if (read.throttled) broker.replication().leader_throttle().spend(bytes);  // what is sent
     } else {
       pd.records.data = MutableBytes();  // empty, not null
     }
@@ -293,14 +308,15 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
     const int32_t follower = !from_follower(request, version) ? -1
                              : version >= 15                  ? request.replica_state->replica_id
                                                               : request.replica_id;
+    bool held = false;
     auto read = [&] {
-      return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version, follower);
+      return read_all(broker, request, fetch.partitions, refs, parts, answers, tps, version, follower, held);
     };
     // The first read is posted before the turn passes on; the long poll that may follow
     // does not hold up the connection's next request.
     ctx.turn.release();
     uint64_t bytes = co_await read();
-    while (bytes < min_bytes && !tps.empty() && std::chrono::steady_clock::now() < deadline) {
+    while (bytes < min_bytes && (!tps.empty() || held) && std::chrono::steady_clock::now() < deadline) {
       // Register, then read again: an append between the two reads still wakes us.
       waiter->woken = false;
       broker.fetch_waiters().add(waiter, tps);

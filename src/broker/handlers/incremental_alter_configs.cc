@@ -73,21 +73,12 @@ asio::awaitable<ApiError> alter(Broker& broker, const IncrementalAlterConfigsReq
   }
   if (auto bad = null_values_error(nulls)) co_return *bad;
   if (r.resource_type == config_resource::kBroker) {
-    auto edit = [&r](std::map<std::string, std::string>& overrides) -> std::optional<ApiError> {
+    // SET and DELETE; APPEND and SUBTRACT are refused (no broker config is a LIST).
+    auto edit = [&r, &broker](std::map<std::string, std::string>& overrides) {
       for (const Op& op : r.configs) {
-        if (op.config_operation == config_op::kSet) {
-          overrides[op.name] = *op.value;
-        } else if (op.config_operation == config_op::kDelete) {
-          overrides.erase(op.name);
-        } else if (op.config_operation == config_op::kAppend || op.config_operation == config_op::kSubtract) {
-          return ApiError{kafka_error::kInvalidConfig, std::string("Can't ") + op_name(op.config_operation) +
-                                                           " to key " + op.name + " because its type is not LIST."};
-        } else {
-          return ApiError{kafka_error::kInvalidRequest,
-                          "Unknown operations type " + std::to_string(int(op.config_operation))};
-        }
+        if (auto bad = apply_op(op, broker.config().log_defaults, overrides)) return bad;
       }
-      return std::nullopt;
+      return std::optional<ApiError>();
     };
     co_return co_await alter_broker_configs(broker, r.resource_name, keys, edit, validate_only);
   }
