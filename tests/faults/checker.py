@@ -1,0 +1,255 @@
+"""Strata's history checker (issue 16): reads a fault run's history
+(docs/formats/history.md) and reports lost acknowledged writes, duplicates, inconsistent
+offsets, aborted and uncommitted reads under read_committed, records reordered or skipped
+for one consumer, committed offsets that went backwards, and liveness.
+
+    checker.py HISTORY.jsonl [--plot OUT.svg]    exit 0: no anomaly; 1: anomalies; 2: bad input
+
+As a library: `check(ops)` returns a Report; `load(path)` reads a history.
+"""
+import collections
+import json
+import sys
+
+ANOMALIES = ("lost", "duplicate", "inconsistent-offset", "aborted-read", "uncommitted-read",
+             "reordered", "skipped", "commit-backwards")
+EXAMPLES = 5  # kept per anomaly
+
+
+class Report:
+    def __init__(self):
+        self.anomalies = {name: [] for name in ANOMALIES}
+        self.counts = collections.Counter()
+        self.liveness = {}
+
+    def add(self, name, example):
+        self.counts[name] += 1
+        if len(self.anomalies[name]) < EXAMPLES:
+            self.anomalies[name].append(example)
+
+    def ok(self):
+        return not self.counts
+
+    def table(self):
+        rows = ["%-20s %8s  %s" % ("anomaly", "count", "first examples")]
+        for name in ANOMALIES:
+            rows.append("%-20s %8d  %s" % (name, self.counts[name],
+                                            "; ".join(self.anomalies[name][:2]) if self.counts[name] else ""))
+        for name, value in self.liveness.items():
+            rows.append("%-20s %8s  %s" % ("liveness", "", "%s: %s" % (name, value)))
+        return "\n".join(rows)
+
+
+def load(path):
+    ops = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                op = json.loads(line)
+            except ValueError as e:
+                raise ValueError("%s:%d: not JSON: %s" % (path, n, e))
+            for field in ("op", "process", "f", "start", "end", "outcome"):
+                if field not in op:
+                    raise ValueError("%s:%d: no %r" % (path, n, field))
+            ops.append(op)
+    return ops
+
+
+def txn_results(ops):
+    """{txn id: 'commit' | 'abort' | None (unknown)}."""
+    out = {}
+    for op in ops:
+        if op["f"] == "txn":
+            out[op["txn"]] = op.get("result") if op["outcome"] == "ok" else None
+    return out
+
+
+def finals(ops):
+    """{isolation: {partition: [(offset, value), ...] in offset order}}."""
+    out = {}
+    for op in ops:
+        if op["f"] == "final" and op["outcome"] == "ok":
+            by_part = out.setdefault(op["isolation"], collections.defaultdict(list))
+            for p, off, v in op["records"]:
+                by_part[p].append((off, v))
+    for by_part in out.values():
+        for recs in by_part.values():
+            recs.sort()
+    return out
+
+
+def check_writes(ops, report, final, txns):
+    committed = final.get("read_committed")
+    uncommitted = final.get("read_uncommitted")
+    seen = {}
+    for isolation, by_part in final.items():
+        for recs in by_part.values():
+            for _, v in recs:
+                seen.setdefault(isolation, set()).add(v)
+    for op in ops:
+        if op["f"] != "send" or op["outcome"] != "ok":
+            continue
+        txn = op.get("txn")
+        if txn is not None and txns.get(txn) != "commit":
+            continue  # not a promise: aborted or unknown
+        # A committed transaction's values must be visible to read_committed; any value
+        # to read_uncommitted.
+        want = committed if txn is not None else (uncommitted if uncommitted is not None else committed)
+        name = "read_committed" if want is committed else "read_uncommitted"
+        if want is not None and op["value"] not in seen.get(name, set()):
+            report.add("lost", "%s (op %d, acknowledged at %s-%s)" % (op["value"], op["op"],
+                                                                      op.get("partition"), op.get("offset")))
+
+
+def check_offsets(ops, report):
+    """Over every read and acknowledgement: one (partition, offset) holds one value
+    (else inconsistent-offset), one value is at one place (else duplicate)."""
+    value_at = {}
+    place_of = {}
+    reads = [(op["records"], "op %d" % op["op"]) for op in ops if op["f"] in ("poll", "final") and op["outcome"] == "ok"]
+    for op in ops:
+        if op["f"] == "send" and op["outcome"] == "ok" and "offset" in op:
+            reads.append(([[op["partition"], op["offset"], op["value"]]], "ack of op %d" % op["op"]))
+    for records, where in reads:
+        for p, off, v in records:
+            key = (p, off)
+            if value_at.setdefault(key, v) != v:
+                report.add("inconsistent-offset", "%s-%s holds %s and %s (%s)" % (p, off, value_at[key], v, where))
+            if place_of.setdefault(v, key) != key:
+                report.add("duplicate", "%s at %s-%s and %s-%s (%s)" % (v, place_of[v][0], place_of[v][1], p, off, where))
+
+
+def check_isolation(ops, report, final, txns):
+    txn_of = {op["value"]: op["txn"] for op in ops if op["f"] == "send" and op.get("txn") is not None}
+    committed_values = set()
+    for recs in final.get("read_committed", {}).values():
+        committed_values.update(v for _, v in recs)
+    for op in ops:
+        if op["f"] != "poll" or op["outcome"] != "ok" or op.get("isolation") != "read_committed":
+            continue
+        for p, off, v in op["records"]:
+            txn = txn_of.get(v)
+            if txn is None:
+                continue
+            result = txns.get(txn)
+            if result == "abort":
+                report.add("aborted-read", "%s of aborted %s at %s-%s (%s)" % (v, txn, p, off, op["process"]))
+            elif result != "commit" and v not in committed_values:
+                report.add("uncommitted-read", "%s of %s at %s-%s (%s)" % (v, txn, p, off, op["process"]))
+
+
+def check_consumers(ops, report, final):
+    """Per consumer and partition, within one assignment: offsets grow, none skipped."""
+    last = {}  # (process, partition) -> last offset returned
+    offsets = {iso: {p: [off for off, _ in recs] for p, recs in by_part.items()} for iso, by_part in final.items()}
+    for op in sorted((o for o in ops if o["f"] in ("poll", "assign") and o["outcome"] == "ok"),
+                     key=lambda o: (o["end"], o["op"])):
+        proc = op["process"]
+        if op["f"] == "assign":
+            for key in [k for k in last if k[0] == proc]:
+                del last[key]
+            continue
+        known = offsets.get(op.get("isolation", "read_uncommitted"), {})
+        for p, off, v in op["records"]:
+            prev = last.get((proc, p))
+            if prev is not None and off <= prev:
+                report.add("reordered", "%s read %s-%s after %s-%s" % (proc, p, off, p, prev))
+            elif prev is not None and p in known:
+                between = [o for o in known[p] if prev < o < off]
+                if between:
+                    report.add("skipped", "%s read %s-%s after %s-%s, skipping %s" % (proc, p, off, p, prev, between[:3]))
+            last[(proc, p)] = off if prev is None else max(off, prev)
+
+
+def check_commits(ops, report):
+    high = {}
+    for op in sorted((o for o in ops if o["f"] == "commit" and o["outcome"] == "ok"), key=lambda o: (o["end"], o["op"])):
+        for p, off in op["offsets"].items():
+            key = (op["group"], str(p))
+            if key in high and off < high[key]:
+                report.add("commit-backwards", "group %s partition %s: %d after %d (op %d)" % (key[0], key[1], off,
+                                                                                            high[key], op["op"]))
+            high[key] = max(off, high.get(key, off))
+
+
+def check_liveness(ops, report):
+    acks = sorted(op["end"] for op in ops if op["f"] == "send" and op["outcome"] == "ok")
+    if not acks:
+        report.liveness["writes"] = "none acknowledged"
+        return
+    gaps = [b - a for a, b in zip(acks, acks[1:])]
+    report.liveness["longest gap without an acknowledged write"] = "%.2f s" % (max(gaps) if gaps else 0.0)
+    for op in ops:
+        if op["f"] == "fault":
+            after = [t for t in acks if t >= op["end"]]
+            report.liveness["%s (op %d) healed to next ack" % (op["fault"], op["op"])] = (
+                "%.2f s" % (after[0] - op["end"]) if after else "no write after it")
+
+
+def check(ops):
+    report = Report()
+    final = finals(ops)
+    txns = txn_results(ops)
+    check_writes(ops, report, final, txns)
+    check_offsets(ops, report)
+    check_isolation(ops, report, final, txns)
+    check_consumers(ops, report, final)
+    check_commits(ops, report)
+    check_liveness(ops, report)
+    return report
+
+
+def plot(ops, path, width=900, height=300):
+    """An SVG: acknowledged writes per second (line), p99 send latency per second (dots),
+    fault windows (shaded)."""
+    sends = [op for op in ops if op["f"] == "send" and op["outcome"] == "ok"]
+    end = max([op["end"] for op in ops] or [1.0])
+    seconds = int(end) + 1
+    rate = [0] * seconds
+    lat = collections.defaultdict(list)
+    for op in sends:
+        rate[int(op["end"])] += 1
+        lat[int(op["end"])].append(op["end"] - op["start"])
+    top = max(rate) or 1
+    p99 = {s: sorted(v)[int(0.99 * (len(v) - 1))] for s, v in lat.items()}
+    top_lat = max(p99.values() or [1.0]) or 1.0
+    x = lambda t: 40 + (width - 60) * t / seconds  # noqa: E731
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d">' % (width, height),
+             '<rect width="100%" height="100%" fill="white"/>']
+    for op in ops:
+        if op["f"] == "fault":
+            parts.append('<rect x="%.1f" y="20" width="%.1f" height="%d" fill="#f4cccc"><title>%s</title></rect>'
+                         % (x(op["start"]), max(x(op["end"]) - x(op["start"]), 1), height - 50, op["fault"]))
+    pts = " ".join("%.1f,%.1f" % (x(s + 0.5), height - 30 - (height - 60) * r / top) for s, r in enumerate(rate))
+    parts.append('<polyline fill="none" stroke="#1f4e79" stroke-width="1.5" points="%s"/>' % pts)
+    for s, v in p99.items():
+        parts.append('<circle cx="%.1f" cy="%.1f" r="2" fill="#c55a11"/>'
+                     % (x(s + 0.5), height - 30 - (height - 60) * v / top_lat))
+    parts.append('<text x="40" y="14" font-size="12">acks/s (line, max %d), p99 latency (dots, max %.3f s), '
+                 'faults shaded; %d s</text>' % (top, top_lat, seconds))
+    parts.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    try:
+        ops = load(argv[1])
+    except (OSError, ValueError) as e:
+        sys.stderr.write("checker: %s\n" % e)
+        return 2
+    report = check(ops)
+    print(report.table())
+    if "--plot" in argv:
+        plot(ops, argv[argv.index("--plot") + 1])
+    return 0 if report.ok() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
