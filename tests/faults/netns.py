@@ -1,0 +1,113 @@
+"""Hosts on one machine for fault tests (issue 16): each host a network namespace with a
+veth on one bridge, addresses in a private /24 that only these namespaces and the bridge
+(the root namespace's side, for the test's own clients) use. Made and removed by the test.
+
+    with Net() as net:
+        a = net.add("etcd")              # -> "10.213.N.1"
+        p = net.spawn("etcd", [...])     # a process inside the namespace
+        net.cut("etcd")                  # the host's link down: isolated entirely
+        net.heal("etcd")
+
+Needs root and iproute2. Every name carries this run's tag, so runs side by side (ctest
+-j) do not meet; close() kills what runs in the namespaces and removes them.
+"""
+import os
+import subprocess
+
+
+def sh(*args, check=True):
+    return subprocess.run(list(args), check=check, capture_output=True, text=True, timeout=30)
+
+
+def free_subnet():
+    """A 10.213.N.0/24 that no interface uses."""
+    used = sh("ip", "-4", "-o", "addr").stdout
+    for n in range(1 + os.getpid() % 200, 255):
+        if " 10.213.%d." % n not in used:
+            return n
+    raise RuntimeError("no free 10.213.N.0/24")
+
+
+class Net:
+    def __init__(self):
+        self.tag = "%x" % (os.getpid() & 0xFFFF)
+        self.subnet = free_subnet()
+        self.bridge = "sb%s" % self.tag
+        self.hosts = {}  # name -> (namespace, veth on the bridge side, address)
+        self.procs = []
+
+    def __enter__(self):
+        sh("ip", "link", "add", self.bridge, "type", "bridge")
+        sh("ip", "addr", "add", "10.213.%d.254/24" % self.subnet, "dev", self.bridge)
+        sh("ip", "link", "set", self.bridge, "up")
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def add(self, name):
+        i = len(self.hosts) + 1
+        ns = "strata-%s-%s" % (self.tag, name)
+        outer, inner = "sv%sh%d" % (self.tag, i), "si%sh%d" % (self.tag, i)
+        addr = "10.213.%d.%d" % (self.subnet, i)
+        sh("ip", "netns", "add", ns)
+        sh("ip", "link", "add", outer, "type", "veth", "peer", "name", inner)
+        sh("ip", "link", "set", inner, "netns", ns)
+        sh("ip", "link", "set", outer, "master", self.bridge)
+        sh("ip", "link", "set", outer, "up")
+        sh("ip", "netns", "exec", ns, "ip", "addr", "add", addr + "/24", "dev", inner)
+        sh("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up")
+        sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+        self.hosts[name] = (ns, outer, addr)
+        return addr
+
+    def addr(self, name):
+        return self.hosts[name][2]
+
+    def spawn(self, name, args, log):
+        """Runs `args` inside host `name`, output to the file `log`."""
+        out = open(log, "ab")
+        p = subprocess.Popen(["ip", "netns", "exec", self.hosts[name][0]] + list(args),
+                             stdout=out, stderr=subprocess.STDOUT)
+        out.close()
+        self.procs.append(p)
+        return p
+
+    def cut(self, name):
+        """Host `name` loses its link: no packet in or out, its processes run on."""
+        sh("ip", "link", "set", self.hosts[name][1], "down")
+
+    def heal(self, name):
+        sh("ip", "link", "set", self.hosts[name][1], "up")
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for ns, outer, _ in self.hosts.values():
+            pids = sh("ip", "netns", "pids", ns, check=False).stdout.split()
+            for pid in pids:
+                try:
+                    os.kill(int(pid), 9)
+                except (ProcessLookupError, ValueError):
+                    pass
+            sh("ip", "link", "del", outer, check=False)  # its peer goes with it
+            sh("ip", "netns", "del", ns, check=False)
+        self.hosts.clear()
+        sh("ip", "link", "del", self.bridge, check=False)
+
+
+def leftovers(tag):
+    """Namespaces and links of run `tag` still present (a test checks none are)."""
+    left = [n for n in sh("ip", "netns", "list").stdout.split() if n.startswith("strata-%s-" % tag)]
+    for line in sh("ip", "-o", "link").stdout.splitlines():
+        name = line.split(":")[1].strip().split("@")[0]
+        if name in ("sb" + tag,) or name.startswith("sv%sh" % tag):
+            left.append(name)
+    return left
