@@ -10,7 +10,13 @@ veth on one bridge, addresses in a private /24 that only these namespaces and th
 
 Needs root and iproute2. Every name carries this run's tag, so runs side by side (ctest
 -j) do not meet; close() kills what runs in the namespaces and removes them.
+
+Traffic stays on the machine: while the Net lives, its /24 also has an `unreachable`
+route of low priority in the root namespace, so a client that outlives the bridge gets
+an error at once instead of a packet sent to the default gateway. Clients made in the
+test must still be closed before close() removes that route (it collects garbage first).
 """
+import gc
 import os
 import subprocess
 
@@ -37,6 +43,7 @@ class Net:
         self.procs = []
 
     def __enter__(self):
+        sh("ip", "route", "add", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000")
         sh("ip", "link", "add", self.bridge, "type", "bridge")
         sh("ip", "addr", "add", "10.213.%d.254/24" % self.subnet, "dev", self.bridge)
         sh("ip", "link", "set", self.bridge, "up")
@@ -101,11 +108,16 @@ class Net:
             sh("ip", "netns", "del", ns, check=False)
         self.hosts.clear()
         sh("ip", "link", "del", self.bridge, check=False)
+        gc.collect()  # a client the test dropped but did not destroy goes now, not after the route
+        sh("ip", "route", "del", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000", check=False)
 
 
-def leftovers(tag):
-    """Namespaces and links of run `tag` still present (a test checks none are)."""
+def leftovers(tag, tag_subnet=None):
+    """Namespaces, links and the route of run `tag` (subnet `tag_subnet`) still present
+    (a test checks none are)."""
     left = [n for n in sh("ip", "netns", "list").stdout.split() if n.startswith("strata-%s-" % tag)]
+    if tag_subnet is not None and ("10.213.%d.0/24" % tag_subnet) in sh("ip", "route").stdout:
+        left.append("route 10.213.%d.0/24" % tag_subnet)
     for line in sh("ip", "-o", "link").stdout.splitlines():
         name = line.split(":")[1].strip().split("@")[0]
         if name in ("sb" + tag,) or name.startswith("sv%sh" % tag):

@@ -51,6 +51,7 @@ def round_trip(bootstrap, tag, n=200):
     for i in range(n):
         p.produce("hosts", value=b"%s-%d" % (tag, i))
     left = p.flush(30)
+    del p
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "g-%s" % tag.decode(), "auto.offset.reset": "earliest",
                   "enable.auto.commit": False})
     c.subscribe(["hosts"])
@@ -104,6 +105,6 @@ except Exception:
     raise
 finally:
     shutil.rmtree(root, ignore_errors=True)
-left = leftovers(tag)
+left = leftovers(tag, net.subnet)
 check(not left, "nothing of the run is left: %s" % left)
 print("OK")
