@@ -18,7 +18,9 @@ test must still be closed before close() removes that route (it collects garbage
 """
 import gc
 import os
+import socket
 import subprocess
+import time
 
 
 def sh(*args, check=True):
@@ -110,6 +112,32 @@ class Net:
         sh("ip", "link", "del", self.bridge, check=False)
         gc.collect()  # a client the test dropped but did not destroy goes now, not after the route
         sh("ip", "route", "del", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000", check=False)
+
+
+def etcd_args(ip, data_dir, name="e0"):
+    """A one-member etcd serving clients at IP:2379 (Debian's /usr/bin/etcd)."""
+    return ["/usr/bin/etcd", "--name", name, "--data-dir", data_dir,
+            "--listen-client-urls", "http://%s:2379" % ip, "--advertise-client-urls", "http://%s:2379" % ip,
+            "--listen-peer-urls", "http://%s:2380" % ip, "--initial-advertise-peer-urls", "http://%s:2380" % ip,
+            "--initial-cluster", "%s=http://%s:2380" % (name, ip)]
+
+
+def reachable(addr, port, timeout=1.0):
+    try:
+        with socket.create_connection((addr, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def wait_port(addr, port, want=True, timeout=30):
+    """Whether ADDR:PORT became reachable (with `want` False: unreachable) within `timeout` s."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if reachable(addr, port) == want:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def leftovers(tag, tag_subnet=None):

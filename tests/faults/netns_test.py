@@ -13,37 +13,19 @@ the bridge.
 """
 import os
 import shutil
-import socket
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "compat"))
-from netns import Net, leftovers  # noqa: E402
+from netns import Net, etcd_args, leftovers, wait_port  # noqa: E402
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka import Consumer, Producer  # noqa: E402
 
 binary = sys.argv[1]
 root = tempfile.mkdtemp(prefix="strata-netns-")
-
-
-def reachable(addr, port, timeout=1.0):
-    try:
-        with socket.create_connection((addr, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-def wait_reachable(addr, port, want=True, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if reachable(addr, port) == want:
-            return True
-        time.sleep(0.2)
-    return False
 
 
 def round_trip(bootstrap, tag, n=200):
@@ -71,30 +53,24 @@ try:
     with net:
         etcd_ip = net.add("etcd")
         broker_ip = net.add("broker")
-        net.spawn("etcd", ["/usr/bin/etcd", "--name", "e0", "--data-dir", os.path.join(root, "etcd"),
-                           "--listen-client-urls", "http://%s:2379" % etcd_ip,
-                           "--advertise-client-urls", "http://%s:2379" % etcd_ip,
-                           "--listen-peer-urls", "http://%s:2380" % etcd_ip,
-                           "--initial-advertise-peer-urls", "http://%s:2380" % etcd_ip,
-                           "--initial-cluster", "e0=http://%s:2380" % etcd_ip],
-                  os.path.join(root, "etcd.log"))
-        check(wait_reachable(etcd_ip, 2379), "etcd serves at %s:2379 in its namespace" % etcd_ip)
+        net.spawn("etcd", etcd_args(etcd_ip, os.path.join(root, "etcd")), os.path.join(root, "etcd.log"))
+        check(wait_port(etcd_ip, 2379), "etcd serves at %s:2379 in its namespace" % etcd_ip)
         net.spawn("broker", [binary, "broker", "--override", "log.dirs=" + os.path.join(root, "broker"),
                              "--override", "listeners=PLAINTEXT://%s:9092" % broker_ip,
                              "--override", "node.id=1", "--override", "etcd.connect=%s:2379/strata" % etcd_ip,
                              "--override", "strata.shards=1"],
                   os.path.join(root, "broker.log"))
-        check(wait_reachable(broker_ip, 9092), "the broker serves at %s:9092 in its namespace" % broker_ip)
+        check(wait_port(broker_ip, 9092), "the broker serves at %s:9092 in its namespace" % broker_ip)
         bootstrap = "%s:9092" % broker_ip
         left, read = round_trip(bootstrap, b"before")
         check(left == 0 and read == 200, "200 records produced and read back across the bridge (%d unsent)" % left)
 
         net.cut("broker")
-        check(wait_reachable(broker_ip, 9092, want=False, timeout=10),
+        check(wait_port(broker_ip, 9092, want=False, timeout=10),
               "cut: the broker's host is unreachable from the client")
         check(net.procs[1].poll() is None, "and the broker process runs on")
         net.heal("broker")
-        check(wait_reachable(broker_ip, 9092, timeout=30), "heal: the broker is reachable again")
+        check(wait_port(broker_ip, 9092, timeout=30), "heal: the broker is reachable again")
         left, read = round_trip(bootstrap, b"after")
         check(left == 0 and read == 200, "200 more produced and read back after the heal (%d unsent)" % left)
 except Exception:

@@ -15,7 +15,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import sys
 import tempfile
 import threading
@@ -24,7 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "compat"))
 import checker  # noqa: E402
-from netns import Net, leftovers  # noqa: E402
+from netns import Net, etcd_args, leftovers, wait_port  # noqa: E402
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition  # noqa: E402
@@ -52,17 +51,6 @@ class History:
         with self.lock:
             op["op"] = len(self.ops)
             self.ops.append(op)
-
-
-def wait_port(addr, port, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        try:
-            with socket.create_connection((addr, port), timeout=1):
-                return True
-        except OSError:
-            time.sleep(0.2)
-    return False
 
 
 def produce(bootstrap, history, stop):
@@ -141,12 +129,7 @@ def final_read(bootstrap, history):
 def run(net, history):
     """The cluster, the workload and the fault; every client made here is gone when it returns."""
     etcd_ip = net.add("etcd")
-    net.spawn("etcd", ["/usr/bin/etcd", "--name", "e0", "--data-dir", os.path.join(root, "etcd"),
-                       "--listen-client-urls", "http://%s:2379" % etcd_ip,
-                       "--advertise-client-urls", "http://%s:2379" % etcd_ip,
-                       "--listen-peer-urls", "http://%s:2380" % etcd_ip,
-                       "--initial-advertise-peer-urls", "http://%s:2380" % etcd_ip,
-                       "--initial-cluster", "e0=http://%s:2380" % etcd_ip], os.path.join(root, "etcd.log"))
+    net.spawn("etcd", etcd_args(etcd_ip, os.path.join(root, "etcd")), os.path.join(root, "etcd.log"))
     check(wait_port(etcd_ip, 2379), "etcd up")
     ips = {}
     for node in (1, 2, 3):
