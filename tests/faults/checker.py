@@ -82,24 +82,18 @@ def finals(ops):
 
 
 def check_writes(ops, report, final, txns):
-    committed = final.get("read_committed")
-    uncommitted = final.get("read_uncommitted")
-    seen = {}
-    for isolation, by_part in final.items():
-        for recs in by_part.values():
-            for _, v in recs:
-                seen.setdefault(isolation, set()).add(v)
+    """Every acknowledged write (in a committed transaction, if in one) is in the final
+    read: read_committed for a transaction's, read_uncommitted (else read_committed) for
+    the others'."""
+    seen = {iso: {v for recs in by_part.values() for _, v in recs} for iso, by_part in final.items()}
     for op in ops:
         if op["f"] != "send" or op["outcome"] != "ok":
             continue
         txn = op.get("txn")
         if txn is not None and txns.get(txn) != "commit":
             continue  # not a promise: aborted or unknown
-        # A committed transaction's values must be visible to read_committed; any value
-        # to read_uncommitted.
-        want = committed if txn is not None else (uncommitted if uncommitted is not None else committed)
-        name = "read_committed" if want is committed else "read_uncommitted"
-        if want is not None and op["value"] not in seen.get(name, set()):
+        iso = "read_committed" if txn is not None or "read_uncommitted" not in seen else "read_uncommitted"
+        if iso in seen and op["value"] not in seen[iso]:
             report.add("lost", "%s (op %d, acknowledged at %s-%s)" % (op["value"], op["op"],
                                                                       op.get("partition"), op.get("offset")))
 

@@ -55,7 +55,7 @@ try:
         broker_ip = net.add("broker")
         net.spawn("etcd", etcd_args(etcd_ip, os.path.join(root, "etcd")), os.path.join(root, "etcd.log"))
         check(wait_port(etcd_ip, 2379), "etcd serves at %s:2379 in its namespace" % etcd_ip)
-        net.spawn("broker", [binary, "broker", "--override", "log.dirs=" + os.path.join(root, "broker"),
+        broker = net.spawn("broker", [binary, "broker", "--override", "log.dirs=" + os.path.join(root, "broker"),
                              "--override", "listeners=PLAINTEXT://%s:9092" % broker_ip,
                              "--override", "node.id=1", "--override", "etcd.connect=%s:2379/strata" % etcd_ip,
                              "--override", "strata.shards=1"],
@@ -68,7 +68,7 @@ try:
         net.cut("broker")
         check(wait_port(broker_ip, 9092, want=False, timeout=10),
               "cut: the broker's host is unreachable from the client")
-        check(net.procs[1].poll() is None, "and the broker process runs on")
+        check(broker.poll() is None, "and the broker process runs on")
         net.heal("broker")
         check(wait_port(broker_ip, 9092, timeout=30), "heal: the broker is reachable again")
         left, read = round_trip(bootstrap, b"after")

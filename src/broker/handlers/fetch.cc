@@ -181,9 +181,10 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
   const bool committed = request.isolation_level == 1;
   std::vector<Read> reads(wants.size());
   const bool replica = follower >= 0;
-  const bool rate_limited = replica && broker.dynamic_configs().leader_rate() < INT64_MAX;
+  // leader.replication.throttled.rate (dynamic), read once per pass.
+  const int64_t rate = replica ? broker.dynamic_configs().leader_rate() : INT64_MAX;
   co_await for_each_log(broker, refs, [&broker, &refs, &reads, &wants, response_max, committed, follower,
-                                       replica, rate_limited](size_t i, storage::Log* log) {
+                                       replica, rate](size_t i, storage::Log* log) {
     if (replica && log != nullptr) {
       if (auto diverging = follow(broker, refs[i], wants[i], follower, *log)) {
         reads[i].diverging = diverging;
@@ -193,9 +194,8 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
       }
     }
     uint64_t limit = std::min<uint64_t>(uint64_t(std::max(wants[i].max_bytes, 0)), response_max);
-    // leader.replication.throttled.rate (dynamic): a new replica's data waits while the
-    // bucket is empty, and takes at most what it holds (but one whole batch).
-    const int64_t rate = rate_limited ? broker.dynamic_configs().leader_rate() : INT64_MAX;
+    // A new replica's data waits while the leader's bucket is empty, and takes at most
+    // what it holds (but one whole batch).
     const bool throttled = rate < INT64_MAX && log != nullptr && refs[i].error == 0 &&
                            Replication::throttled(refs[i].meta->partitions[size_t(wants[i].partition)], follower);
     bool held = false;
