@@ -12,6 +12,7 @@ PACKAGES=(
   python3-confluent-kafka kcat librdkafka-dev iperf3
   etcd-server etcd-client libcpp-httplib-dev
   iproute2  # ip netns, veth, bridge: the fault tests' hosts (tests/faults/netns.py)
+  iptables faketime e2fsprogs  # the fault tests' partitions, packet loss, clock skew, disks
 )
 
 # kafkajs, the JavaScript client the compatibility tests drive, comes from npm.

@@ -1,11 +1,28 @@
 #include "storage/errors.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 namespace strata::storage {
 
-StorageError io_error(std::string what) { return {StorageErrc::kIo, errno, std::move(what)}; }
+namespace {
+std::atomic<DiskFailureHandler> disk_failure_handler{nullptr};
+}  // namespace
+
+void set_disk_failure_handler(DiskFailureHandler handler) { disk_failure_handler.store(handler); }
+
+bool is_disk_failure(int sys_errno) {
+  return sys_errno == EIO || sys_errno == EROFS || sys_errno == ENOSPC || sys_errno == EDQUOT;
+}
+
+StorageError io_error(std::string what) {
+  StorageError e{StorageErrc::kIo, errno, std::move(what)};
+  if (is_disk_failure(e.sys_errno)) {
+    if (DiskFailureHandler handler = disk_failure_handler.load()) handler(e);
+  }
+  return e;
+}
 
 StorageError storage_error(StorageErrc code, std::string detail) {
   return {code, 0, std::move(detail)};

@@ -33,7 +33,16 @@ struct StorageError {
   std::string message() const;
 };
 
-StorageError io_error(std::string what);  // captures errno
+StorageError io_error(std::string what);  // captures errno; reports disk failures (below)
 StorageError storage_error(StorageErrc code, std::string detail);
+
+// The disk failure channel (Kafka's LogDirFailureChannel). io_error reports every failure
+// of the disk itself (is_disk_failure: EIO, EROFS, ENOSPC, EDQUOT) to the handler the
+// process set, from whichever thread met it, before returning the error. A broker halts
+// there, as Kafka does when its last log dir fails; with no handler (tools, tests) the
+// error is only returned.
+using DiskFailureHandler = void (*)(const StorageError&);
+void set_disk_failure_handler(DiskFailureHandler handler);
+bool is_disk_failure(int sys_errno);
 
 }  // namespace strata::storage

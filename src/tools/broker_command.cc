@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
+
 #include "broker/broker.h"
+#include "storage/errors.h"
 
 namespace strata::tools {
 
@@ -15,6 +18,20 @@ void add_broker_command(CLI::App& app, BrokerArgs& args) {
   cmd->add_option("--override", args.overrides, "key=value, applied after the file")
       ->allow_extra_args(false);
 }
+
+namespace {
+
+// A failure of the disk under the log dir: Kafka takes the dir offline and, its last one
+// gone, halts; Strata has one log dir, so it halts. Other in-sync replicas take over its
+// leaderships when its etcd session expires; an acknowledged record was durable first.
+[[noreturn]] void halt_on_disk_failure(const storage::StorageError& e) {
+  spdlog::critical("the log dir's disk failed ({}): halting, as Kafka does when its last log dir fails",
+                   e.message());
+  spdlog::default_logger()->flush();
+  std::_Exit(1);
+}
+
+}  // namespace
 
 int run_broker(const BrokerArgs& args) {
   broker::BrokerConfig config;
@@ -47,6 +64,7 @@ int run_broker(const BrokerArgs& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  storage::set_disk_failure_handler(halt_on_disk_failure);
   broker::Broker broker(config);
   if (auto r = broker.start(); !r) {
     spdlog::error("cannot start: {}", r.error());

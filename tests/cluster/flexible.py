@@ -157,13 +157,13 @@ def produce_hint(bootstrap, topic, partition):
     r.int32()  # throttle
     tags = r.tags()
     endpoints = tags[0].array(node_endpoint) if 0 in tags else []
-    error, leader = out[partition]
-    return error, leader, endpoints
+    error, leader, records = out[partition]
+    return error, leader, endpoints, records
 
 
 def fetch_hint(bootstrap, tid, partition):
     """Fetch v16 (by topic id) of one partition from offset 0:
-    (error, current leader, node endpoints)."""
+    (error, current leader, node endpoints, records: None when null)."""
     part = struct.pack(">iiqiqi", partition, -1, 0, -1, -1, 1 << 20) + NO_TAGS
     body = (struct.pack(">iiibii", 0, 1, 1 << 20, 0, 0, -1)
             + compact_array([tid + compact_array([part]) + NO_TAGS])
@@ -177,14 +177,14 @@ def fetch_hint(bootstrap, tid, partition):
         p.int64(), p.int64(), p.int64()
         p.array(lambda a: (a.int64(), a.int64(), a.tags()))
         p.int32()
-        p.bytes()
-        out[index] = (error, leader_and_epoch(p.tags(), 1))
+        records = p.bytes()
+        out[index] = (error, leader_and_epoch(p.tags(), 1), records)
 
     r.array(lambda t: (t.uuid(), t.array(one_partition), t.tags()))
     tags = r.tags()
     endpoints = tags[0].array(node_endpoint) if 0 in tags else []
-    error, leader = out[partition]
-    return error, leader, endpoints
+    error, leader, records = out[partition]
+    return error, leader, endpoints, records
 
 
 def describe_producers(bootstrap, topic, partition):

@@ -12,7 +12,7 @@ import json
 import sys
 
 ANOMALIES = ("lost", "duplicate", "inconsistent-offset", "aborted-read", "uncommitted-read",
-             "reordered", "skipped", "commit-backwards")
+             "reordered", "skipped", "commit-backwards", "processed-twice", "unprocessed")
 EXAMPLES = 5  # kept per anomaly
 
 
@@ -169,6 +169,32 @@ def check_commits(ops, report):
             high[key] = max(off, high.get(key, off))
 
 
+def check_processing(ops, report, final):
+    """Read-process-write (sends with a `source`): in the final read_committed, no source
+    has two outputs; once a `drained` op says the processor consumed its input topics to
+    their end, every value of those topics in the final read has one."""
+    source_of = {op["value"]: op["source"] for op in ops if op["f"] == "send" and "source" in op}
+    if not source_of:
+        return
+    committed = final.get("read_committed", {})
+    outputs = collections.defaultdict(list)
+    for p, recs in committed.items():
+        for off, v in recs:
+            if v in source_of:
+                outputs[source_of[v]].append((p, off))
+    for source, places in outputs.items():
+        if len(places) > 1:
+            report.add("processed-twice", "%s has outputs at %s" % (source, ", ".join("%s@%s" % pl for pl in places[:3])))
+    drained = [op for op in ops if op["f"] == "drained" and op["outcome"] == "ok"]
+    topics = {t for op in drained for t in op["topics"]}
+    for p, recs in committed.items():
+        if str(p).rsplit("-", 1)[0] not in topics:
+            continue
+        for off, v in recs:
+            if v not in outputs:
+                report.add("unprocessed", "%s at %s-%s has no committed output" % (v, p, off))
+
+
 def check_liveness(ops, report):
     acks = sorted(op["end"] for op in ops if op["f"] == "send" and op["outcome"] == "ok")
     if not acks:
@@ -192,6 +218,7 @@ def check(ops):
     check_isolation(ops, report, final, txns)
     check_consumers(ops, report, final)
     check_commits(ops, report)
+    check_processing(ops, report, final)
     check_liveness(ops, report)
     return report
 

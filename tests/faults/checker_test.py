@@ -17,7 +17,7 @@ import checker  # noqa: E402
 def clean():
     """Two partitions; plain sends v0-v5; transaction T1 committed (t1a, t1b), T2 aborted
     (t2a, its marker at 9 of partition 0); a consumer reading everything in order; commits
-    rising; a healed fault; both final reads."""
+    rising; a healed fault; a read-process-write pipeline drained; both final reads."""
     ops = []
 
     def op(f, process, start, end, outcome="ok", **fields):
@@ -41,9 +41,19 @@ def clean():
     op("commit", "consumer-1", 2.5, 2.6, group="g", offsets={"0": 3, "1": 3})
     op("poll", "consumer-1", 2.6, 2.7, isolation="read_committed", records=committed_reads[6:])
     op("commit", "consumer-1", 2.7, 2.8, group="g", offsets={"0": 8, "1": 6})
-    op("final", "checker", 3.0, 3.1, isolation="read_committed", records=committed_reads)
+    # Read-process-write: "in" copied to "out" by T4 (committed) and T5 (aborted, i1 again).
+    op("send", "producer-2", 1.0, 1.01, value="i0", partition="in-0", offset=0)
+    op("send", "producer-2", 1.0, 1.01, value="i1", partition="in-0", offset=1)
+    op("send", "proc", 1.1, 1.11, value="o-i0-T4", source="i0", txn="T4", partition="out-0", offset=0)
+    op("send", "proc", 1.1, 1.11, value="o-i1-T4", source="i1", txn="T4", partition="out-0", offset=1)
+    op("txn", "proc", 1.1, 1.2, txn="T4", result="commit")  # marker: out-0 2
+    op("send", "proc", 1.3, 1.31, value="o-i1-T5", source="i1", txn="T5", partition="out-0", offset=3)
+    op("txn", "proc", 1.3, 1.4, txn="T5", result="abort")   # marker: out-0 4
+    op("drained", "proc", 2.8, 2.8, topics=["in"])
+    pipeline = [["in-0", 0, "i0"], ["in-0", 1, "i1"], ["out-0", 0, "o-i0-T4"], ["out-0", 1, "o-i1-T4"]]
+    op("final", "checker", 3.0, 3.1, isolation="read_committed", records=committed_reads + pipeline)
     op("final", "checker", 3.0, 3.1, isolation="read_uncommitted",
-       records=committed_reads + [[0, 5, "t2a"]])
+       records=committed_reads + pipeline + [[0, 5, "t2a"], ["out-0", 3, "o-i1-T5"]])
     return ops
 
 
@@ -82,6 +92,15 @@ def planted(name):
         second["records"] = [r for r in second["records"] if r[2] != "t1a"]
     elif name == "commit-backwards":
         add("commit", "consumer-1", group="g", offsets={"0": 4})
+    elif name == "processed-twice":
+        add("send", "proc", value="o-i0-T6", source="i0", txn="T6", partition="out-0", offset=5)
+        add("txn", "proc", txn="T6", result="commit")
+        for f in (o for o in ops if o["f"] == "final"):
+            f["records"].append(["out-0", 5, "o-i0-T6"])
+    elif name == "unprocessed":
+        add("send", "producer-2", value="i2", partition="in-0", offset=2)
+        for f in (o for o in ops if o["f"] == "final"):
+            f["records"].append(["in-0", 2, "i2"])
     return ops
 
 

@@ -8,7 +8,10 @@ veth on one bridge, addresses in a private /24 that only these namespaces and th
         net.cut("etcd")                  # the host's link down: isolated entirely
         net.heal("etcd")
 
-Needs root and iproute2. Every name carries this run's tag, so runs side by side (ctest
+        net.block("b1", ["b2", "b3"])   # b1 drops b2's and b3's packets (iptables)
+        net.heal_rules("b1")
+
+Needs root, iproute2 and iptables. Every name carries this run's tag, so runs side by side (ctest
 -j) do not meet; close() kills what runs in the namespaces and removes them.
 
 Traffic stays on the machine: while the Net lives, its /24 also has an `unreachable`
@@ -74,14 +77,55 @@ class Net:
     def addr(self, name):
         return self.hosts[name][2]
 
-    def spawn(self, name, args, log):
-        """Runs `args` inside host `name`, output to the file `log`."""
+    def spawn(self, name, args, log, env=None):
+        """Runs `args` inside host `name` (with environment `env`, else ours), output to
+        the file `log`."""
         out = open(log, "ab")
         p = subprocess.Popen(["ip", "netns", "exec", self.hosts[name][0]] + list(args),
-                             stdout=out, stderr=subprocess.STDOUT)
+                             stdout=out, stderr=subprocess.STDOUT, env=env)
         out.close()
         self.procs.append(p)
         return p
+
+    def ns(self, name):
+        return self.hosts[name][0]
+
+    def run_in(self, name, *args):
+        """Runs a command inside host `name` (iptables, tc) and waits for it."""
+        return sh("ip", "netns", "exec", self.hosts[name][0], *args)
+
+    def block(self, name, peers):
+        """Host `name` drops every packet from and to the hosts `peers` (iptables in its
+        namespace; other hosts stay reachable). Undone by heal_rules."""
+        for peer in peers:
+            ip = self.addr(peer)
+            self.run_in(name, "iptables", "-I", "INPUT", "-s", ip, "-j", "DROP")
+            self.run_in(name, "iptables", "-I", "OUTPUT", "-d", ip, "-j", "DROP")
+
+    def lose(self, name, probability):
+        """Host `name` drops each packet it receives or sends with `probability`
+        (iptables' statistic match). Undone by heal_rules."""
+        for chain in ("INPUT", "OUTPUT"):
+            self.run_in(name, "iptables", "-I", chain, "-m", "statistic", "--mode", "random",
+                        "--probability", "%.3f" % probability, "-j", "DROP")
+
+    def heal_rules(self, name):
+        self.run_in(name, "iptables", "-F", "INPUT")
+        self.run_in(name, "iptables", "-F", "OUTPUT")
+
+    def limit(self, name, rate):
+        """Host `name`'s link carries at most `rate` (tc's notation, "2mbit") each way: a
+        token bucket (tc tbf) on both ends of its veth. Undone by unlimit."""
+        ns, outer, _ = self.hosts[name]
+        inner = "si" + outer[2:]
+        tbf = ["tbf", "rate", rate, "burst", "32kbit", "latency", "500ms"]
+        self.run_in(name, "tc", "qdisc", "add", "dev", inner, "root", *tbf)
+        sh("tc", "qdisc", "add", "dev", outer, "root", *tbf)
+
+    def unlimit(self, name):
+        ns, outer, _ = self.hosts[name]
+        self.run_in(name, "tc", "qdisc", "del", "dev", "si" + outer[2:], "root")
+        sh("tc", "qdisc", "del", "dev", outer, "root", check=False)
 
     def cut(self, name):
         """Host `name` loses its link: no packet in or out, its processes run on."""

@@ -254,8 +254,6 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
       bytes = read.region->size;
       total += bytes;
       if (read.throttled) broker.replication().leader_throttle().spend(bytes);  // what is sent
-    } else {
-      pd.records.data = MutableBytes();  // empty, not null
     }
     answers.push_back(FetchAnswer{pd.error_code, pd.high_watermark, pd.log_start_offset, bytes});
     parts.push_back(std::move(pd));

@@ -150,7 +150,10 @@ struct FetchResponse {
     std::optional<std::vector<AbortedTransaction>> aborted_transactions =
         std::vector<AbortedTransaction>{};
     int32_t preferred_read_replica = -1;
-    Records records;  // encoded: memory or a segment file slice
+    // Encoded: memory or a segment file slice. Empty, never null, by default: Kafka sends
+    // MemoryRecords.EMPTY with a partition error, and librdkafka 2.0 rejects a null one
+    // ("invalid MessageSetSize -1") and with it the whole response.
+    Records records{.data = MutableBytes()};
     template <class V>
     void visit(V& v) {
       v(partition_index, F{{0}});

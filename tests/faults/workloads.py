@@ -1,0 +1,372 @@
+"""The workloads of the fault runs (issue 16), each recording a history
+(docs/formats/history.md) through real clients. Partitions are labelled "topic-N".
+
+- QueueWorkload: unique values sent by an idempotent acks=all confluent-kafka producer and
+  by a kafkajs idempotent acks=all writer (tests/compat/js/fault_writer.js); a
+  read_committed confluent-kafka consumer in group "q" that commits after each poll.
+- TxnWorkload: read-process-write. An idempotent producer fills "in"; a processor (a
+  read_committed consumer in group "proc" and a transactional producer) copies each
+  batch it polls to "out" in one transaction with its offsets (sendOffsetsToTransaction),
+  aborting one in five and then rewinding to its committed offsets; a read_committed
+  consumer in group "verify" reads "out".
+
+Each: topics() to create, start(bootstrap), stop(), final(bootstrap) (the drain and the
+final read), all ops into the shared History.
+"""
+import json
+import os
+import subprocess
+import threading
+import time
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+
+JS = os.path.join(os.path.dirname(__file__), "..", "compat", "js")
+
+
+class History:
+    """Operations in completion order; times are seconds since the run's start, one wall
+    clock for this process and the node writer (the brokers' clocks play no part)."""
+
+    def __init__(self):
+        self.t0 = time.time()
+        self.ops = []
+        self.lock = threading.Lock()
+
+    def now(self):
+        return time.time() - self.t0
+
+    def add(self, **op):
+        with self.lock:
+            op["op"] = len(self.ops)
+            self.ops.append(op)
+
+
+def label(topic, partition):
+    return "%s-%d" % (topic, partition)
+
+
+def send_callback(history, process, value, start, **extra):
+    def done(err, msg):
+        if err is None:
+            history.add(process=process, f="send", start=start, end=history.now(), outcome="ok", value=value,
+                        partition=label(msg.topic(), msg.partition()), offset=msg.offset(), **extra)
+        else:  # idempotent or transactional: a record that timed out may still be written
+            history.add(process=process, f="send", start=start, end=history.now(), outcome="unknown",
+                        value=value, error=str(err), **extra)
+    return done
+
+
+def produce_loop(bootstrap, history, stop, topic, process, prefix):
+    """An idempotent acks=all producer of unique values until `stop`."""
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 2,
+                  "request.timeout.ms": 5000, "message.timeout.ms": 60000})
+    n = 0
+    while not stop.is_set():
+        value = "%s%d" % (prefix, n)
+        try:
+            p.produce(topic, value=value.encode(), callback=send_callback(history, process, value, history.now()))
+            n += 1
+        except BufferError:
+            pass
+        p.poll(0.005)
+    p.flush(70)
+
+
+def group_consumer(bootstrap, history, topic, group, process):
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
+                  "enable.auto.commit": False, "session.timeout.ms": 6000, "isolation.level": "read_committed"})
+
+    def assigned(consumer, parts):
+        history.add(process=process, f="assign", start=history.now(), end=history.now(), outcome="ok",
+                    partitions=[label(tp.topic, tp.partition) for tp in parts])
+    c.subscribe([topic], on_assign=assigned, on_revoke=assigned)
+    return c
+
+
+def poll_records(c, history, process, most=200):
+    start = history.now()
+    msgs = [m for m in c.consume(num_messages=most, timeout=0.3) if m.error() is None]
+    if msgs:
+        history.add(process=process, f="poll", start=start, end=history.now(), outcome="ok",
+                    isolation="read_committed",
+                    records=[[label(m.topic(), m.partition()), m.offset(), m.value().decode()] for m in msgs])
+    return msgs
+
+
+def next_offsets(msgs):
+    """{(topic, partition): the offset after the last of msgs there}."""
+    out = {}
+    for m in msgs:
+        out[(m.topic(), m.partition())] = m.offset() + 1
+    return out
+
+
+def consume_loop(bootstrap, history, stop, topic, group, process):
+    """A read_committed group member that commits after each poll until `stop`."""
+    c = group_consumer(bootstrap, history, topic, group, process)
+    while not stop.is_set():
+        msgs = poll_records(c, history, process)
+        if not msgs:
+            continue
+        offsets = next_offsets(msgs)
+        start = history.now()
+        try:
+            c.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()], asynchronous=False)
+            outcome = "ok"
+        except KafkaException:  # a rebalance or a fault: not known
+            outcome = "unknown"
+        history.add(process=process, f="commit", start=start, end=history.now(), outcome=outcome, group=group,
+                    offsets={label(t, p): o for (t, p), o in offsets.items()})
+    c.close()
+
+
+def final_read(bootstrap, history, topics, isolation="read_committed"):
+    """Every partition of `topics` ({name: partitions}) from its start to its high
+    watermark, as one `final` op."""
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "final", "enable.auto.commit": False,
+                  "isolation.level": isolation})
+    records = []
+    for topic, parts in topics.items():
+        for p in range(parts):
+            tp = TopicPartition(topic, p)
+            _, high = c.get_watermark_offsets(tp, timeout=20)
+            c.assign([TopicPartition(topic, p, OFFSET_BEGINNING)])
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                m = c.poll(0.5)
+                if m is None:
+                    if c.position([tp])[0].offset >= high:
+                        break  # (read_committed: control records end the range unseen)
+                    continue
+                if m.error() is not None:
+                    continue
+                records.append([label(topic, p), m.offset(), m.value().decode()])
+                if m.offset() + 1 >= high:
+                    break
+    c.close()
+    history.add(process="checker", f="final", start=history.now(), end=history.now(), outcome="ok",
+                isolation=isolation, records=records)
+
+
+class KafkajsWriter:
+    """tests/compat/js/fault_writer.js: its ops come as JSON lines on its stdout (wall-clock
+    times, turned into the run's)."""
+
+    def __init__(self, bootstrap, history, topic, partitions):
+        self.history = history
+        self.stop_file = os.path.join("/tmp", "strata-fault-js-stop-%d" % os.getpid())
+        self.proc = subprocess.Popen(["node", os.path.join(JS, "fault_writer.js"), bootstrap, topic,
+                                      str(partitions), self.stop_file], cwd=JS, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        self.reader = threading.Thread(target=self.read)
+        self.reader.start()
+
+    def read(self):
+        for line in self.proc.stdout:
+            op = json.loads(line)
+            op["start"] -= self.history.t0
+            op["end"] -= self.history.t0
+            self.history.add(**op)
+
+    def stop(self):
+        open(self.stop_file, "w").close()
+        try:
+            self.proc.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.reader.join(timeout=10)
+        os.unlink(self.stop_file)
+        if self.proc.returncode != 0:
+            raise RuntimeError("the kafkajs writer failed: %s" % self.proc.stderr.read()[-2000:])
+
+
+class QueueWorkload:
+    name = "queue"
+
+    def topics(self):
+        return {"queue": 3}
+
+    def start(self, bootstrap, history):
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=produce_loop,
+                                         args=(bootstrap, history, self.stopping, "queue", "producer", "v")),
+                        threading.Thread(target=consume_loop,
+                                         args=(bootstrap, history, self.stopping, "queue", "q", "consumer"))]
+        for t in self.threads:
+            t.start()
+        self.js = KafkajsWriter(bootstrap, history, "queue", 3)
+
+    def stop(self):
+        self.stopping.set()
+        for t in self.threads:
+            t.join(timeout=120)
+        self.js.stop()
+
+    def final(self, bootstrap, history):
+        final_read(bootstrap, history, self.topics())
+
+
+class Processor:
+    """Read-process-write: a read_committed consumer of "in" (group "proc") and a
+    transactional producer to "out"."""
+
+    ABORT_ONE_IN = 5
+
+    def __init__(self, bootstrap, history, rng):
+        self.bootstrap, self.history, self.rng = bootstrap, history, rng
+        self.consumer = group_consumer(bootstrap, history, "in", "proc", "processor")
+        self.producer = None
+        self.n = 0
+
+    def new_producer(self):
+        p = Producer({"bootstrap.servers": self.bootstrap, "transactional.id": "proc", "acks": "all",
+                      "linger.ms": 2, "request.timeout.ms": 5000, "transaction.timeout.ms": 20000,
+                      "message.timeout.ms": 20000})
+        for _ in range(30):
+            try:
+                p.init_transactions(10)
+                self.producer = p
+                return
+            except KafkaException:
+                time.sleep(0.5)
+        raise RuntimeError("init_transactions failed for 30 tries")
+
+    def rewind(self):
+        """Back to the group's committed offsets (an aborted or unknown transaction's
+        records are read again): an `assign` op, as the consumer's order restarts there."""
+        for _ in range(60):
+            try:
+                parts = self.consumer.assignment()
+                committed = self.consumer.committed(parts, timeout=5)
+                for tp in committed:
+                    tp.offset = tp.offset if tp.offset >= 0 else OFFSET_BEGINNING
+                    self.consumer.seek(tp)
+                now = self.history.now()
+                self.history.add(process="processor", f="assign", start=now, end=now, outcome="ok", seek=True,
+                                 partitions=[label(tp.topic, tp.partition) for tp in parts])
+                return
+            except KafkaException:
+                time.sleep(0.5)
+        raise RuntimeError("could not rewind to the committed offsets")
+
+    def step(self):
+        """One poll and one transaction; False when nothing was polled."""
+        msgs = poll_records(self.consumer, self.history, "processor", most=50)
+        if not msgs:
+            return False
+        if self.producer is None:
+            self.new_producer()
+        txn = "t%d" % self.n
+        self.n += 1
+        h = self.history
+        offsets = next_offsets(msgs)
+        try:
+            self.producer.begin_transaction()
+            for m in msgs:
+                source = m.value().decode()
+                value = "o-%s-%s" % (source, txn)
+                self.producer.produce("out", value=value.encode(), partition=m.partition(),
+                                      callback=send_callback(h, "processor", value, h.now(), txn=txn, source=source))
+            start = h.now()
+            self.producer.send_offsets_to_transaction(
+                [TopicPartition(t, p, o) for (t, p), o in offsets.items()],
+                self.consumer.consumer_group_metadata(), 20)
+            abort = self.rng.randrange(self.ABORT_ONE_IN) == 0
+            if abort:
+                self.producer.abort_transaction(20)
+            else:
+                self.producer.commit_transaction(20)
+            h.add(process="processor", f="txn", start=start, end=h.now(), outcome="ok", txn=txn,
+                  result="abort" if abort else "commit")
+            h.add(process="processor", f="commit", start=start, end=h.now(), outcome="fail" if abort else "ok",
+                  group="proc", txn=txn, offsets={label(t, p): o for (t, p), o in offsets.items()})
+            if abort:
+                self.rewind()
+        except KafkaException as e:
+            self.fail(txn, e)
+        return True
+
+    def fail(self, txn, e):
+        """A transaction that failed: aborted if the client can, else the producer is
+        replaced (its successor fences it); its end is recorded as known only when aborted."""
+        h = self.history
+        err = e.args[0]
+        aborted = False
+        if not err.fatal():
+            try:
+                self.producer.abort_transaction(20)
+                aborted = True
+            except KafkaException:
+                pass
+        if aborted:
+            h.add(process="processor", f="txn", start=h.now(), end=h.now(), outcome="ok", txn=txn, result="abort",
+                  error=str(err))
+        else:
+            h.add(process="processor", f="txn", start=h.now(), end=h.now(), outcome="unknown", txn=txn,
+                  error=str(err))
+            self.producer.flush(5)
+            self.producer = None
+        self.rewind()
+
+    def caught_up(self):
+        """Whether the group's committed offsets are the end of every "in" partition."""
+        parts = [TopicPartition("in", p) for p in range(3)]
+        try:
+            committed = self.consumer.committed(parts, timeout=5)
+            return all(tp.offset >= self.consumer.get_watermark_offsets(tp, timeout=5)[1] for tp in committed)
+        except KafkaException:
+            return False
+
+    def close(self):
+        if self.producer is not None:
+            self.producer.flush(10)
+        self.consumer.close()
+
+
+class TxnWorkload:
+    name = "txn"
+
+    def __init__(self, rng):
+        self.rng = rng
+
+    def topics(self):
+        return {"in": 3, "out": 3}
+
+    def start(self, bootstrap, history):
+        self.bootstrap, self.history = bootstrap, history
+        self.stopping, self.feeding = threading.Event(), threading.Event()
+        self.processor = Processor(bootstrap, history, self.rng)
+        self.threads = [threading.Thread(target=produce_loop,
+                                         args=(bootstrap, history, self.feeding, "in", "producer", "i")),
+                        threading.Thread(target=self.process),
+                        threading.Thread(target=consume_loop,
+                                         args=(bootstrap, history, self.stopping, "out", "verify", "verifier"))]
+        for t in self.threads:
+            t.start()
+
+    def process(self):
+        """Steps until stopped, or until the feed has stopped and the group has committed
+        the end of "in" (drained)."""
+        self.drained = False
+        while not self.stopping.is_set():
+            if not self.processor.step() and self.feeding.is_set() and self.processor.caught_up():
+                self.drained = True
+                return
+
+    def stop(self):
+        """The feed stops; the processor goes on until it has drained "in" (at most 90 s),
+        then the rest stops."""
+        self.feeding.set()
+        self.threads[0].join(timeout=120)
+        self.threads[1].join(timeout=90)
+        self.stopping.set()
+        for t in self.threads[1:]:
+            t.join(timeout=120)
+        self.processor.close()
+        if self.drained:
+            self.history.add(process="processor", f="drained", start=self.history.now(), end=self.history.now(),
+                             outcome="ok", topics=["in"])
+
+    def final(self, bootstrap, history):
+        final_read(bootstrap, history, self.topics())
