@@ -157,8 +157,8 @@ def produce_hint(bootstrap, topic, partition):
     r.int32()  # throttle
     tags = r.tags()
     endpoints = tags[0].array(node_endpoint) if 0 in tags else []
-    error, leader, records = out[partition]
-    return error, leader, endpoints, records
+    error, leader = out[partition]
+    return error, leader, endpoints
 
 
 def fetch_hint(bootstrap, tid, partition):

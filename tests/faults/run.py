@@ -3,12 +3,13 @@ members, each in its own network namespace, while a nemesis puts fault families 
 and heals them; then a final read and the checker.
 
     run.py STRATA_BINARY [--workload queue|txn] [--faults all|F1,F2,...] [--seed N]
-           [--duration S] [--window S] [--out DIR]
+           [--duration S] [--window S] [--warmup S] [--out DIR]
 
 - Without --duration: each family of --faults once, in an order the seed picks.
 - With --duration S (a soak, by hand): families drawn by the seed until S seconds pass.
 - --window S: how long each fault is in force (default 6; a pause or cut outlasts the
   brokers' 3 s etcd sessions).
+- --warmup S: fault-free seconds before the first fault (default 4), the baseline.
 - --out DIR: each process's output (NAME.log), the history (history.jsonl), its plot
   (history.svg) and a summary
   (summary.json: seed, faults, the checker's counts, per fault the throughput and p99
@@ -19,6 +20,7 @@ with the same windows (the victim is the leader at the time; the clients' timing
 writes were acknowledged after the last heal; 1 otherwise.
 """
 import argparse
+import bisect
 import json
 import os
 import random
@@ -36,7 +38,6 @@ from workloads import History, QueueWorkload, TxnWorkload  # noqa: E402
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-WARMUP = 4.0     # fault-free seconds first: the baseline throughput
 SETTLE = 3.0     # after a heal, at least this long before the next fault
 RECOVER = 20.0   # after a heal, at most this long waiting for acknowledgements again
 
@@ -49,6 +50,7 @@ def parse(argv):
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--duration", type=float, default=None)
     ap.add_argument("--window", type=float, default=6.0)
+    ap.add_argument("--warmup", type=float, default=4.0)
     ap.add_argument("--out", default=os.environ.get("STRATA_FAULT_OUT"))
     a = ap.parse_args(argv)
     a.faults = list(nemesis.FAMILIES) if a.faults == "all" else a.faults.split(",")
@@ -142,7 +144,7 @@ def run(args, net, root, history, workload, rng):
         topics = workload.topics()
         admin = create_topics(cluster.bootstrap, topics)
         workload.start(cluster.bootstrap, history)
-        time.sleep(WARMUP)
+        time.sleep(args.warmup)
         first = sorted(topics)[0]
         for family in schedule(args, rng):
             inject(cluster, admin, first, history, rng, family, args.window)
@@ -167,12 +169,15 @@ def per_fault(ops):
     t0 = sends[0]["end"]
     base = sum(1 for s in sends if s["end"] < first) / max(first - t0, 1e-9)
 
+    ends = [s["end"] for s in sends]
+
     def window(a, b):
-        sel = [s for s in sends if a <= s["end"] < b]
+        sel = sends[bisect.bisect_left(ends, a):bisect.bisect_left(ends, b)]
         lat = sorted(s["end"] - s["start"] for s in sel)
         return len(sel) / max(b - a, 1e-9), (lat[int(0.99 * (len(lat) - 1))] if lat else None)
 
-    out = {"baseline acks/s": round(base, 1)}
+    base_p99 = window(t0, first)[1]
+    out = {"baseline acks/s": round(base, 1), "baseline p99": base_p99 and round(base_p99, 3)}
     for f in faults:
         during, p99_during = window(f["start"], f["end"])
         after, p99_after = window(f["end"], f["end"] + 10)
