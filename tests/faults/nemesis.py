@@ -6,7 +6,12 @@ is the broker the run aims at (the leader of a partition of the workload's topic
 Where a fault leaves a broker dead (killed, or shut down by its own disk failure), the heal
 starts it again, as an operator would.
 """
+import os
 import signal
+import subprocess
+import sys
+
+PROXY_MARK = 0x5EE  # the delay proxy's own connections (not redirected to itself)
 
 
 def others(cluster, n):
@@ -84,6 +89,29 @@ def bandwidth(c, rng, n):
     return "bandwidth-b%d-1mbit" % n, lambda: c.net.unlimit("b%d" % n)
 
 
+def delay(c, rng, n):
+    """Every connection to a broker's Kafka port (clients', and the other brokers'
+    fetches) delayed 100-300 ms each way: a user-space proxy (delay_proxy.py) in the root
+    namespace, the connections sent to it by DNAT; open ones are ended so that they
+    reconnect through it. At the heal the rules go and the proxy stops (its connections
+    end and reconnect directly)."""
+    ms = rng.randint(100, 300)
+    victim = c.ips["b%d" % n]
+    port = 19090 + n
+    proxy = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "delay_proxy.py"),
+                              c.net.bridge_addr, str(port), victim, "9092", str(ms), str(PROXY_MARK)],
+                             stdout=subprocess.PIPE, text=True)
+    if proxy.stdout.readline().strip() != "ready":
+        raise RuntimeError("the delay proxy did not start")
+    c.net.redirect(victim, 9092, c.net.bridge_addr, port, PROXY_MARK)
+
+    def heal():
+        c.net.unredirect()
+        proxy.kill()
+        proxy.wait(timeout=10)
+    return "delay-b%d-%dms" % (n, ms), heal
+
+
 def clock_skew(c, rng, n):
     """A broker restarted with its wall clock hours ahead or behind (faketime); restarted
     with the right clock at the heal."""
@@ -124,7 +152,7 @@ FAMILIES = {
     "kill": kill, "pause": pause, "isolate": isolate,
     "leader-from-followers": leader_from_followers, "leader-from-etcd": leader_from_etcd,
     "etcd-kill": etcd_kill, "etcd-minority": etcd_minority,
-    "loss": loss, "bandwidth": bandwidth, "clock-skew": clock_skew,
+    "loss": loss, "bandwidth": bandwidth, "delay": delay, "clock-skew": clock_skew,
     "disk-full": disk_full, "disk-read-only": disk_read_only,
 }
 

@@ -46,6 +46,7 @@ class Net:
         self.bridge = "sb%s" % self.tag
         self.hosts = {}  # name -> (namespace, veth on the bridge side, address)
         self.procs = []
+        self.root_nat = []  # redirect's rules in the root namespace
 
     def __enter__(self):
         sh("ip", "route", "add", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000")
@@ -90,9 +91,43 @@ class Net:
     def ns(self, name):
         return self.hosts[name][0]
 
-    def run_in(self, name, *args):
+    def run_in(self, name, *args, check=True):
         """Runs a command inside host `name` (iptables, tc) and waits for it."""
-        return sh("ip", "netns", "exec", self.hosts[name][0], *args)
+        return sh("ip", "netns", "exec", self.hosts[name][0], *args, check=check)
+
+    @property
+    def bridge_addr(self):
+        """The root namespace's address on the bridge (every host reaches it)."""
+        return "10.213.%d.254" % self.subnet
+
+    def redirect(self, dst, port, to, to_port, mark):
+        """New connections to DST:PORT, from every other host and from the root namespace
+        (but for sockets with mark MARK), go to TO:TO_PORT instead (iptables DNAT), and
+        those open now are ended (ss -K) so that they reconnect there. Undone by
+        unredirect."""
+        rule = ["OUTPUT", "-d", dst, "-p", "tcp", "--dport", str(port), "-j", "DNAT",
+                "--to-destination", "%s:%d" % (to, to_port)]
+        root_rule = rule[:1] + ["-m", "mark", "!", "--mark", str(mark)] + rule[1:]
+        sh("iptables", "-t", "nat", "-I", *root_rule)
+        self.root_nat.append(root_rule)
+        for name in self.hosts:
+            if self.addr(name) != dst:
+                self.run_in(name, "iptables", "-t", "nat", "-I", *rule)
+        self.end_connections(dst, port)
+
+    def unredirect(self):
+        for rule in self.root_nat:
+            sh("iptables", "-t", "nat", "-D", *rule, check=False)
+        self.root_nat.clear()
+        for name in self.hosts:
+            self.run_in(name, "iptables", "-t", "nat", "-F", "OUTPUT", check=False)
+
+    def end_connections(self, dst, port):
+        """Ends every TCP connection to DST:PORT from the root namespace and the hosts."""
+        kill = ["ss", "-K", "dst", dst, "dport", "=", str(port)]
+        sh(*kill, check=False)
+        for name in self.hosts:
+            self.run_in(name, *kill, check=False)
 
     def block(self, name, peers):
         """Host `name` drops every packet from and to the hosts `peers` (iptables in its
@@ -135,6 +170,7 @@ class Net:
         sh("ip", "link", "set", self.hosts[name][1], "up")
 
     def close(self):
+        self.unredirect()
         for p in self.procs:
             if p.poll() is None:
                 p.kill()
