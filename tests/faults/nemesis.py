@@ -3,7 +3,7 @@
 FaultCluster and returns a label for the history and a function that heals it. `target`
 is the broker the run aims at (the leader of a partition of the workload's topic).
 
-Where a fault leaves a broker dead (killed, or shut down by its own disk failure), the heal
+Where a fault leaves a broker dead (killed, or halted by its own disk failure), the heal
 starts it again, as an operator would.
 """
 import os
@@ -18,9 +18,12 @@ def others(cluster, n):
     return ["b%d" % m for m in cluster.broker_ids if m != n]
 
 
-def restart_if_dead(cluster, n):
-    if not cluster.alive("b%d" % n):
-        cluster.start_broker(n)
+def halted(cluster, n):
+    """disk_failure_halts_the_broker (found by these runs: a broker whose disk failed
+    kept its leaderships and refused every write until restarted): within the window the
+    broker met the failure, as a replica of every partition, and halted as Kafka does."""
+    if cluster.alive("b%d" % n):
+        raise RuntimeError("broker %d still runs on a failed disk (it must halt, as Kafka does)" % n)
 
 
 def kill(c, rng, n):
@@ -93,8 +96,8 @@ def delay(c, rng, n):
     """Every connection to a broker's Kafka port (clients', and the other brokers'
     fetches) delayed 100-300 ms each way: a user-space proxy (delay_proxy.py) in the root
     namespace, the connections sent to it by DNAT; open ones are ended so that they
-    reconnect through it. At the heal the rules go and the proxy stops (its connections
-    end and reconnect directly)."""
+    reconnect through it. At the heal the rules go, the proxied connections are ended
+    and the proxy stops: its clients reconnect directly."""
     ms = rng.randint(100, 300)
     victim = c.ips["b%d" % n]
     port = 19090 + n
@@ -106,7 +109,12 @@ def delay(c, rng, n):
     c.net.redirect(victim, 9092, c.net.bridge_addr, port, PROXY_MARK)
 
     def heal():
+        # The proxied connections are ended on both ends here (ss -K), not by the proxy's
+        # death: its closing packets would meet connection tracking with the DNAT rules
+        # gone, and the peers would wait out their socket timeouts on dead connections.
         c.net.unredirect()
+        c.net.end_connections(victim, 9092)
+        c.net.end_connections(c.net.bridge_addr, port)
         proxy.kill()
         proxy.wait(timeout=10)
     return "delay-b%d-%dms" % (n, ms), heal
@@ -126,23 +134,25 @@ def clock_skew(c, rng, n):
 
 
 def disk_full(c, rng, n):
-    """A broker's log dir file system filled to its last block; emptied at the heal."""
+    """A broker's log dir file system filled to its last block: the broker halts. Emptied
+    at the heal, and the broker started."""
     c.disks[n].fill()
 
     def heal():
+        halted(c, n)
         c.disks[n].drain()
-        restart_if_dead(c, n)
+        c.start_broker(n)
     return "disk-full-b%d" % n, heal
 
 
 def disk_read_only(c, rng, n):
     """A broker's log dir file system turned read-only under it (ext4's emergency
-    read-only); at the heal the broker is stopped if it still runs, the file system
-    checked and mounted again, and the broker started."""
+    read-only): the broker halts. At the heal the file system is checked and mounted
+    again, and the broker started."""
     c.disks[n].fail()
 
     def heal():
-        c.kill_broker(n)
+        halted(c, n)
         c.disks[n].repair()
         c.start_broker(n)
     return "disk-read-only-b%d" % n, heal
