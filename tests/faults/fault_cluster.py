@@ -20,6 +20,7 @@ import time
 from netns import sh, wait_port
 
 SESSION_MS = 3000
+LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"  # Debian's libfaketime
 DISK_MB = 512
 
 
@@ -148,13 +149,20 @@ class FaultCluster:
         return args
 
     def start_broker(self, n, skew=None, wait=True):
-        """Starts broker `n`; with `skew` (faketime's "+1h", "-30m") its wall clock is off by
-        that much (its monotonic clock is not)."""
-        args, env = self.broker_args(n), None
+        """Starts broker `n` once no earlier process holds its port; with `skew` (libfaketime's
+        "+1h", "-30m") its wall clock is off by that much (its monotonic clock is not)."""
+        name = "b%d" % n
+        if not wait_port(self.ips[name], 9092, want=False, timeout=30):
+            raise RuntimeError("broker %d's port is still taken by an earlier process" % n)
+        env = None
         if skew:
-            args = ["/usr/bin/faketime", "-f", skew] + args
-            env = dict(os.environ, FAKETIME_DONT_FAKE_MONOTONIC="1")
-        self.procs["b%d" % n] = self.net.spawn("b%d" % n, args, os.path.join(self.root, "b%d.log" % n), env=env)
+            # libfaketime preloaded into the broker itself (the faketime command would run it
+            # as a child, and a signal to the command would leave the broker running), ahead
+            # of a sanitizer build's runtime, which then wants verify_asan_link_order=0.
+            asan = os.environ.get("ASAN_OPTIONS", "")
+            env = dict(os.environ, LD_PRELOAD=LIBFAKETIME, FAKETIME=skew, FAKETIME_DONT_FAKE_MONOTONIC="1",
+                       ASAN_OPTIONS=(asan + ":" if asan else "") + "verify_asan_link_order=0")
+        self.procs[name] = self.net.spawn(name, self.broker_args(n), os.path.join(self.root, name + ".log"), env=env)
         if wait:
             self.wait_broker(n)
 

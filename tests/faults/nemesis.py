@@ -133,29 +133,27 @@ def clock_skew(c, rng, n):
     return "clock-skew-b%d-%s" % (n, skew), heal
 
 
-def disk_full(c, rng, n):
-    """A broker's log dir file system filled to its last block: the broker halts. Emptied
-    at the heal, and the broker started."""
-    c.disks[n].fill()
+def spoil_disk(c, n, name, spoil, mend):
+    """Broker n's disk spoiled by `spoil`: the broker halts. At the heal, checked to have
+    halted; the disk mended by `mend` and the broker started."""
+    spoil()
 
     def heal():
         halted(c, n)
-        c.disks[n].drain()
+        mend()
         c.start_broker(n)
-    return "disk-full-b%d" % n, heal
+    return "%s-b%d" % (name, n), heal
+
+
+def disk_full(c, rng, n):
+    """A broker's log dir file system filled to its last block; emptied at the heal."""
+    return spoil_disk(c, n, "disk-full", c.disks[n].fill, c.disks[n].drain)
 
 
 def disk_read_only(c, rng, n):
     """A broker's log dir file system turned read-only under it (ext4's emergency
-    read-only): the broker halts. At the heal the file system is checked and mounted
-    again, and the broker started."""
-    c.disks[n].fail()
-
-    def heal():
-        halted(c, n)
-        c.disks[n].repair()
-        c.start_broker(n)
-    return "disk-read-only-b%d" % n, heal
+    read-only); checked and mounted again at the heal."""
+    return spoil_disk(c, n, "disk-read-only", c.disks[n].fail, c.disks[n].repair)
 
 
 FAMILIES = {

@@ -25,6 +25,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -196,6 +197,8 @@ def per_fault(ops):
 
 def main(argv):
     args = parse(argv)
+    # SIGTERM (ctest, a user) unwinds like an error: the cluster, namespaces and disks go.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     print("seed %d  workload %s  faults %s" % (args.seed, args.workload, ",".join(args.faults)), flush=True)
     rng = random.Random(args.seed)
     root = tempfile.mkdtemp(prefix="strata-fault-")
