@@ -47,6 +47,7 @@ class Net:
         self.hosts = {}  # name -> (namespace, veth on the bridge side, address)
         self.procs = []
         self.root_nat = []  # redirect's rules in the root namespace
+        self.keep_route = False
 
     def __enter__(self):
         sh("ip", "route", "add", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000")
@@ -191,6 +192,12 @@ class Net:
         self.hosts.clear()
         sh("ip", "link", "del", self.bridge, check=False)
         gc.collect()  # a client the test dropped but did not destroy goes now, not after the route
+        if not self.keep_route:
+            self.drop_route()
+
+    def drop_route(self):
+        """Removes the run's `unreachable` route (close does, unless keep_route is set: then
+        the caller does, last, when none of its clients can send any more)."""
         sh("ip", "route", "del", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000", check=False)
 
 

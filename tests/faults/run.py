@@ -29,6 +29,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(__file__))
 import checker  # noqa: E402
@@ -151,6 +152,9 @@ def run(args, net, root, history, workload, rng):
             inject(cluster, admin, first, history, rng, family, args.window)
         workload.stop()
         workload.final(cluster.bootstrap, history)
+        stuck = workload.running()
+        if stuck:
+            raise RuntimeError("workload threads did not stop: %s" % stuck)
     except Exception:
         sys.stderr.write(cluster.logs())
         raise
@@ -204,7 +208,11 @@ def main(argv):
     root = tempfile.mkdtemp(prefix="strata-fault-")
     history = History()
     workload = QueueWorkload() if args.workload == "queue" else TxnWorkload(random.Random(args.seed + 1))
-    net = Net()
+    global NET
+    net = NET = Net()
+    # A client thread stuck in a fault could outlive the run: the route that keeps the
+    # run's addresses on this machine goes last, just before the process ends.
+    net.keep_route = True
     try:
         with net:
             run(args, net, root, history, workload, rng)
@@ -215,7 +223,7 @@ def main(argv):
                 if name.endswith(".log"):
                     shutil.copy(os.path.join(root, name), args.out)
         shutil.rmtree(root, ignore_errors=True)
-    left = leftovers(net.tag, net.subnet)
+    left = leftovers(net.tag)
     report = checker.check(history.ops)
     print(report.table())
     summary = {"seed": args.seed, "workload": args.workload,
@@ -249,5 +257,18 @@ def main(argv):
     return 1 if problems else 0
 
 
+NET = None
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if NET is not None:
+        NET.drop_route()
+    os._exit(code)  # daemon client threads end here, just after the route

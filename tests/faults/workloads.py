@@ -11,7 +11,8 @@
   consumer in group "verify" reads "out".
 
 Each: topics() to create, start(bootstrap), stop(), final(bootstrap) (the drain and the
-final read), all ops into the shared History.
+final read), running() (threads that did not stop), all ops into the shared History.
+Their threads are daemons: a client stuck in a fault ends with the process.
 """
 import json
 import os
@@ -57,18 +58,23 @@ def send_callback(history, process, value, start, **extra):
     return done
 
 
-def produce_loop(bootstrap, history, stop, topic, process, prefix):
+def produce_loop(bootstrap, history, stop, topic, process, prefix, rate=None):
     """An idempotent acks=all producer of unique values until `stop`.
 
     It never gives a record up (message.timeout.ms 0): when records time out, librdkafka
     bumps the producer epoch and sends the records queued behind them again under new
     sequence numbers, and those that had been written are then written twice (librdkafka
     #4953; seen here as 164 duplicates after a 60 s stall). Kafka's idempotence holds for a
-    producer that keeps retrying, which is what this run checks."""
+    producer that keeps retrying, which is what this run checks. With `rate`, at most that
+    many records a second."""
     p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 2,
                   "request.timeout.ms": 5000, "socket.timeout.ms": 10000, "message.timeout.ms": 0})
     n = 0
+    began = time.monotonic()
     while not stop.is_set():
+        if rate is not None and n >= rate * (time.monotonic() - began):
+            p.poll(0.005)
+            continue
         value = "%s%d" % (prefix, n)
         try:
             p.produce(topic, value=value.encode(), callback=send_callback(history, process, value, history.now()))
@@ -165,7 +171,7 @@ class KafkajsWriter:
         self.proc = subprocess.Popen(["node", os.path.join(JS, "fault_writer.js"), bootstrap, topic,
                                       str(partitions), self.stop_file], cwd=JS, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
-        self.reader = threading.Thread(target=self.read)
+        self.reader = threading.Thread(daemon=True, target=self.read)
         self.reader.start()
 
     def read(self):
@@ -187,6 +193,11 @@ class KafkajsWriter:
             raise RuntimeError("the kafkajs writer failed: %s" % self.proc.stderr.read()[-2000:])
 
 
+def alive(threads):
+    """The threads of `threads` still running (their clients may still be sending)."""
+    return [t.name for t in threads if t.is_alive()]
+
+
 class QueueWorkload:
     name = "queue"
 
@@ -195,9 +206,9 @@ class QueueWorkload:
 
     def start(self, bootstrap, history):
         self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=produce_loop,
+        self.threads = [threading.Thread(daemon=True, target=produce_loop,
                                          args=(bootstrap, history, self.stopping, "queue", "producer", "v")),
-                        threading.Thread(target=consume_loop,
+                        threading.Thread(daemon=True, target=consume_loop,
                                          args=(bootstrap, history, self.stopping, "queue", "q", "consumer"))]
         for t in self.threads:
             t.start()
@@ -211,6 +222,9 @@ class QueueWorkload:
 
     def final(self, bootstrap, history):
         final_read(bootstrap, history, self.topics())
+
+    def running(self):
+        return alive(self.threads + [self.js.reader])
 
 
 class Processor:
@@ -258,7 +272,7 @@ class Processor:
 
     def step(self):
         """One poll and one transaction; False when nothing was polled."""
-        msgs = poll_records(self.consumer, self.history, "processor", most=50)
+        msgs = poll_records(self.consumer, self.history, "processor", most=100)
         if not msgs:
             return False
         if self.producer is None:
@@ -343,10 +357,12 @@ class TxnWorkload:
         self.bootstrap, self.history = bootstrap, history
         self.stopping, self.feeding = threading.Event(), threading.Event()
         self.processor = Processor(bootstrap, history, self.rng)
-        self.threads = [threading.Thread(target=produce_loop,
-                                         args=(bootstrap, history, self.feeding, "in", "producer", "i")),
-                        threading.Thread(target=self.process),
-                        threading.Thread(target=consume_loop,
+        # The feed at a rate the processor keeps up with (also in a sanitizer build), so
+        # that it can drain "in" once the feed stops.
+        self.threads = [threading.Thread(daemon=True, target=produce_loop,
+                                         args=(bootstrap, history, self.feeding, "in", "producer", "i", 150)),
+                        threading.Thread(daemon=True, target=self.process),
+                        threading.Thread(daemon=True, target=consume_loop,
                                          args=(bootstrap, history, self.stopping, "out", "verify", "verifier"))]
         for t in self.threads:
             t.start()
@@ -376,3 +392,6 @@ class TxnWorkload:
 
     def final(self, bootstrap, history):
         final_read(bootstrap, history, self.topics())
+
+    def running(self):
+        return alive(self.threads)
