@@ -105,7 +105,7 @@ def check_offsets(ops, report):
     place_of = {}
     reads = [(op["records"], "op %d" % op["op"]) for op in ops if op["f"] in ("poll", "final") and op["outcome"] == "ok"]
     for op in ops:
-        if op["f"] == "send" and op["outcome"] == "ok" and "offset" in op:
+        if op["f"] == "send" and op["outcome"] == "ok" and op.get("offset") is not None:
             reads.append(([[op["partition"], op["offset"], op["value"]]], "ack of op %d" % op["op"]))
     for records, where in reads:
         for p, off, v in records:

@@ -55,16 +55,20 @@ class Disk:
         return sh("findmnt", "-n", self.path, check=False).returncode == 0
 
     def fill(self):
-        """Leaves the file system (almost) no free block: one ballast file."""
-        st = os.statvfs(self.path)
-        free = st.f_bavail * st.f_frsize
-        sh("fallocate", "-l", str(max(free - 4096, 4096)), os.path.join(self.path, "ballast"))
+        """Leaves the file system (almost) no free block: ballast files, one more while the
+        broker's own writes race the last one."""
+        for i in range(100):
+            st = os.statvfs(self.path)
+            free = st.f_bavail * st.f_frsize
+            if free < (64 << 10):
+                return
+            sh("fallocate", "-l", str(free - (16 << 10)), os.path.join(self.path, "ballast%d" % i), check=False)
+        raise RuntimeError("could not fill %s" % self.path)
 
     def drain(self):
-        try:
-            os.unlink(os.path.join(self.path, "ballast"))
-        except FileNotFoundError:
-            pass
+        for name in os.listdir(self.path):
+            if name.startswith("ballast"):
+                os.unlink(os.path.join(self.path, name))
 
     def fail(self):
         """The file system turns read-only at once, as ext4 does on an error with
