@@ -28,7 +28,7 @@ def main(argv):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run([sys.executable, RUN, binary, "--workload", "queue", "--out", out] + rest,
                            capture_output=True, text=True, timeout=1800)
-        tail = [line for line in r.stdout.splitlines() if not line.startswith("%")][-3:]
+        verdict = [line for line in r.stdout.splitlines() if " acknowledged writes, seed " in line][-1:]
         if not os.path.exists(os.path.join(out, "summary.json")):
             sys.stderr.write(r.stdout[-3000:] + r.stderr[-3000:])
             return 1
@@ -44,7 +44,7 @@ def main(argv):
             name, f["acks/s during"], f["acks/s during"] / base, f["p99 during"], f["acks/s after"],
             f["acks/s after"] / base, f["p99 after"], f["recovery s"]))
     print()
-    print("anomalies: %s; %s" % (summary["anomalies"] or "none", " / ".join(tail)))
+    print("anomalies: %s; %s" % (summary["anomalies"] or "none", " ".join(verdict)))
     return r.returncode
 
 
