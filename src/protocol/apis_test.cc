@@ -251,6 +251,8 @@ TEST(Apis, FetchResponseEveryVersion) {
   auto& nulls = topic.partitions.emplace_back();  // null aborted list and records
   nulls.partition_index = 4;
   nulls.aborted_transactions.reset();
+  nulls.records = Records{};
+  topic.partitions.emplace_back().partition_index = 5;  // records by default: empty, not null
   r.node_endpoints = {{1, "b1", 9092, std::nullopt}};
   round_trip_every_version(r, [](const FetchResponse& b, int16_t v) {
     EXPECT_EQ(b.throttle_time_ms, v >= 1 ? 1 : 0);
@@ -278,6 +280,9 @@ TEST(Apis, FetchResponseEveryVersion) {
     const auto& n = t.partitions.at(1);
     EXPECT_EQ(n.aborted_transactions.has_value(), v < 4);  // null from v4; default before
     EXPECT_TRUE(n.records.is_null());
+    const auto& d = t.partitions.at(2);
+    EXPECT_FALSE(d.records.is_null());
+    EXPECT_EQ(d.records.size(), 0u);
     EXPECT_EQ(b.node_endpoints.size(), v >= 16 ? 1u : 0u);
   });
 }
@@ -394,7 +399,7 @@ TEST(Apis, FetchResponseV12TaggedDivergingEpoch) {
                 "ffffffffffffffff"  // log_start_offset
                 "00"                // aborted_transactions: null
                 "ffffffff"          // preferred_read_replica
-                "00"                // records: null
+                "01"                // records: empty (the default; Kafka never sends null)
                 "01" "00" "0d"      // one tag: 0 diverging_epoch, 13 bytes
                 "00000003" "0000000000000064" "00"
                 "00"                // topic's tagged section
