@@ -26,14 +26,22 @@ def main(argv):
     if "--warmup" not in rest:
         rest += ["--warmup", "10"]
     with tempfile.TemporaryDirectory() as out:
-        r = subprocess.run([sys.executable, RUN, binary, "--workload", "queue", "--out", out] + rest,
-                           capture_output=True, text=True, timeout=1800)
-        verdict = [line for line in r.stdout.splitlines() if " acknowledged writes, seed " in line][-1:]
+        run = subprocess.Popen([sys.executable, RUN, binary, "--workload", "queue", "--out", out] + rest,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            stdout, stderr = run.communicate(timeout=1800)
+        except subprocess.TimeoutExpired:
+            run.terminate()  # SIGTERM: run.py removes its cluster, namespaces and disks
+            stdout, stderr = run.communicate(timeout=300)
+        verdict = [line for line in stdout.splitlines() if " acknowledged writes, seed " in line][-1:]
         if not os.path.exists(os.path.join(out, "summary.json")):
-            sys.stderr.write(r.stdout[-3000:] + r.stderr[-3000:])
+            sys.stderr.write(stdout[-3000:] + stderr[-3000:])
             return 1
         summary = json.load(open(os.path.join(out, "summary.json")))
     per = summary["per fault"]
+    if "baseline acks/s" not in per or not per["baseline acks/s"]:
+        sys.stderr.write("no baseline: %s\n" % per)
+        return 1
     base, base_p99 = per.pop("baseline acks/s"), per.pop("baseline p99")
     print("seed %d; baseline (fault-free warm-up): %.0f acks/s, p99 %.3f s" % (summary["seed"], base, base_p99))
     print()
@@ -45,7 +53,7 @@ def main(argv):
             f["acks/s after"] / base, f["p99 after"], f["recovery s"]))
     print()
     print("anomalies: %s; %s" % (summary["anomalies"] or "none", " ".join(verdict)))
-    return r.returncode
+    return run.returncode
 
 
 if __name__ == "__main__":

@@ -174,8 +174,6 @@ def check_processing(ops, report, final):
     has two outputs; once a `drained` op says the processor consumed its input topics to
     their end, every value of those topics in the final read has one."""
     source_of = {op["value"]: op["source"] for op in ops if op["f"] == "send" and "source" in op}
-    if not source_of:
-        return
     committed = final.get("read_committed", {})
     outputs = collections.defaultdict(list)
     for p, recs in committed.items():

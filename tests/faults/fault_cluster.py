@@ -17,19 +17,11 @@ import signal
 import subprocess
 import time
 
-from netns import sh, wait_port
+from netns import etcd_args, sh, wait_port
 
 SESSION_MS = 3000
 LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1"  # Debian's libfaketime
 DISK_MB = 512
-
-
-def etcd_member_args(name, ip, data_dir, initial_cluster):
-    return ["/usr/bin/etcd", "--name", name, "--data-dir", data_dir,
-            "--listen-client-urls", "http://%s:2379" % ip, "--advertise-client-urls", "http://%s:2379" % ip,
-            "--listen-peer-urls", "http://%s:2380" % ip, "--initial-advertise-peer-urls", "http://%s:2380" % ip,
-            "--initial-cluster", initial_cluster, "--initial-cluster-state", "new",
-            "--heartbeat-interval", "100", "--election-timeout", "1000"]
 
 
 class Disk:
@@ -79,16 +71,23 @@ class Disk:
 
     def repair(self):
         """After fail(), with no process holding a file on it: unmount, fsck, mount again."""
-        self.unmount()
-        sh("e2fsck", "-fy", self.image, check=False)
+        if not self.unmount():
+            raise RuntimeError("%s is still busy: cannot repair it" % self.path)
+        fsck = sh("e2fsck", "-fy", self.image, check=False)
+        if fsck.returncode >= 4:  # 1 and 2: errors corrected
+            raise RuntimeError("e2fsck could not repair %s: %s" % (self.image, fsck.stdout[-500:]))
         self.mount()
 
-    def unmount(self):
+    def unmount(self, lazy=False):
+        """Whether the file system is unmounted (within 5 s); with `lazy`, detached at
+        the end anyway (the run's cleanup)."""
         for _ in range(50):
             if not self.mounted() or sh("umount", self.path, check=False).returncode == 0:
-                return
+                return True
             time.sleep(0.1)
-        sh("umount", "-l", self.path, check=False)
+        if lazy:
+            sh("umount", "-l", self.path, check=False)
+        return False
 
 
 class FaultCluster:
@@ -137,7 +136,7 @@ class FaultCluster:
 
     def start_etcd(self, name):
         initial = ",".join("%s=http://%s:2380" % (e, self.ips[e]) for e in self.etcd_names)
-        args = etcd_member_args(name, self.ips[name], os.path.join(self.root, name), initial)
+        args = etcd_args(self.ips[name], os.path.join(self.root, name), name, initial)
         self.procs[name] = self.net.spawn(name, args, os.path.join(self.root, name + ".log"))
 
     def broker_args(self, n):
@@ -223,10 +222,14 @@ class FaultCluster:
         return "".join("---- %s ----\n%s\n" % (name, self.tail(name)) for name in sorted(self.procs))
 
     def close(self):
-        """Kills every process and unmounts the disks (the Net removes the namespaces)."""
+        """Kills every process and unmounts the disks (the Net removes the namespaces);
+        each step whatever the others did."""
         for name in list(self.procs):
-            self.kill(name)
+            try:
+                self.kill(name)
+            except Exception:  # noqa: BLE001 (stuck: the Net kills what is in its namespaces)
+                pass
         for disk in self.disks.values():
-            disk.unmount()
+            disk.unmount(lazy=True)
         if getattr(self, "disk_root", None):
-            sh("umount", self.disk_root, check=False)
+            sh("umount", "-l", self.disk_root, check=False)

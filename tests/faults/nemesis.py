@@ -24,6 +24,8 @@ def halted(cluster, n):
     broker met the failure, as a replica of every partition, and halted as Kafka does."""
     if cluster.alive("b%d" % n):
         raise RuntimeError("broker %d still runs on a failed disk (it must halt, as Kafka does)" % n)
+    if "the log dir's disk failed" not in cluster.tail("b%d" % n):
+        raise RuntimeError("broker %d died without its disk failure's halt: %s" % (n, cluster.tail("b%d" % n, 1500)))
 
 
 def kill(c, rng, n):
@@ -104,6 +106,7 @@ def delay(c, rng, n):
     proxy = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "delay_proxy.py"),
                               c.net.bridge_addr, str(port), victim, "9092", str(ms), str(PROXY_MARK)],
                              stdout=subprocess.PIPE, text=True)
+    c.net.procs.append(proxy)  # killed with the Net whatever happens
     if proxy.stdout.readline().strip() != "ready":
         raise RuntimeError("the delay proxy did not start")
     c.net.redirect(victim, 9092, c.net.bridge_addr, port, PROXY_MARK)
@@ -113,8 +116,7 @@ def delay(c, rng, n):
         # death: its closing packets would meet connection tracking with the DNAT rules
         # gone, and the peers would wait out their socket timeouts on dead connections.
         c.net.unredirect()
-        c.net.end_connections(victim, 9092)
-        c.net.end_connections(c.net.bridge_addr, port)
+        c.net.end_connections(victim, 9092)  # the clients' ends and the proxy's upstream ones
         proxy.kill()
         proxy.wait(timeout=10)
     return "delay-b%d-%dms" % (n, ms), heal

@@ -44,7 +44,7 @@ class Net:
         self.tag = "%x" % (os.getpid() & 0xFFFF)
         self.subnet = free_subnet()
         self.bridge = "sb%s" % self.tag
-        self.hosts = {}  # name -> (namespace, veth on the bridge side, address)
+        self.hosts = {}  # name -> (namespace, veth on the bridge side, address, veth inside)
         self.procs = []
         self.root_nat = []  # redirect's rules in the root namespace
         self.keep_route = False
@@ -73,7 +73,7 @@ class Net:
         sh("ip", "netns", "exec", ns, "ip", "addr", "add", addr + "/24", "dev", inner)
         sh("ip", "netns", "exec", ns, "ip", "link", "set", inner, "up")
         sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
-        self.hosts[name] = (ns, outer, addr)
+        self.hosts[name] = (ns, outer, addr, inner)
         return addr
 
     def addr(self, name):
@@ -88,9 +88,6 @@ class Net:
         out.close()
         self.procs.append(p)
         return p
-
-    def ns(self, name):
-        return self.hosts[name][0]
 
     def run_in(self, name, *args, check=True):
         """Runs a command inside host `name` (iptables, tc) and waits for it."""
@@ -152,15 +149,14 @@ class Net:
     def limit(self, name, rate):
         """Host `name`'s link carries at most `rate` (tc's notation, "2mbit") each way: a
         token bucket (tc tbf) on both ends of its veth. Undone by unlimit."""
-        ns, outer, _ = self.hosts[name]
-        inner = "si" + outer[2:]
+        _, outer, _, inner = self.hosts[name]
         tbf = ["tbf", "rate", rate, "burst", "32kbit", "latency", "500ms"]
         self.run_in(name, "tc", "qdisc", "add", "dev", inner, "root", *tbf)
         sh("tc", "qdisc", "add", "dev", outer, "root", *tbf)
 
     def unlimit(self, name):
-        ns, outer, _ = self.hosts[name]
-        self.run_in(name, "tc", "qdisc", "del", "dev", "si" + outer[2:], "root")
+        _, outer, _, inner = self.hosts[name]
+        self.run_in(name, "tc", "qdisc", "del", "dev", inner, "root")
         sh("tc", "qdisc", "del", "dev", outer, "root", check=False)
 
     def cut(self, name):
@@ -180,7 +176,7 @@ class Net:
                 p.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
-        for ns, outer, _ in self.hosts.values():
+        for ns, outer, _, _ in self.hosts.values():
             pids = sh("ip", "netns", "pids", ns, check=False).stdout.split()
             for pid in pids:
                 try:
@@ -201,12 +197,14 @@ class Net:
         sh("ip", "route", "del", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000", check=False)
 
 
-def etcd_args(ip, data_dir, name="e0"):
-    """A one-member etcd serving clients at IP:2379 (Debian's /usr/bin/etcd)."""
+def etcd_args(ip, data_dir, name="e0", initial_cluster=None):
+    """An etcd member serving clients at IP:2379 (Debian's /usr/bin/etcd); alone, or one of
+    `initial_cluster` ("e1=http://IP:2380,...")."""
     return ["/usr/bin/etcd", "--name", name, "--data-dir", data_dir,
             "--listen-client-urls", "http://%s:2379" % ip, "--advertise-client-urls", "http://%s:2379" % ip,
             "--listen-peer-urls", "http://%s:2380" % ip, "--initial-advertise-peer-urls", "http://%s:2380" % ip,
-            "--initial-cluster", "%s=http://%s:2380" % (name, ip)]
+            "--initial-cluster", initial_cluster or "%s=http://%s:2380" % (name, ip),
+            "--initial-cluster-state", "new", "--heartbeat-interval", "100", "--election-timeout", "1000"]
 
 
 def reachable(addr, port, timeout=1.0):

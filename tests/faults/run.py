@@ -90,7 +90,9 @@ def create_topics(bootstrap, topics):
 
 
 def target(admin, topic, rng, cluster):
-    """The leader of a random partition of `topic` (a random broker if none is known)."""
+    """The leader of a random partition of `topic` (a random broker if none is known).
+    `rng` is the victims' own: how many draws a choice takes depends on what the metadata
+    shows, so the families' and windows' draws stay the seed's alone."""
     try:
         parts = admin.list_topics(topic, timeout=5).topics[topic].partitions
         leaders = [p.leader for p in parts.values() if p.leader in cluster.broker_ids]
@@ -125,8 +127,8 @@ def schedule(args, rng):
     return soak()
 
 
-def inject(cluster, admin, topic, history, rng, family, window):
-    n = target(admin, topic, rng, cluster)
+def inject(cluster, admin, topic, history, rng, victims, family, window):
+    n = target(admin, topic, victims, cluster)
     start = history.now()
     print("%7.2f  %s on broker %d" % (start, family, n), flush=True)
     label, heal = nemesis.FAMILIES[family](cluster, rng, n)
@@ -146,10 +148,12 @@ def run(args, net, root, history, workload, rng):
         topics = workload.topics()
         admin = create_topics(cluster.bootstrap, topics)
         workload.start(cluster.bootstrap, history)
+        net.procs.extend(workload.processes())  # killed with the Net if the run ends early
         time.sleep(args.warmup)
         first = sorted(topics)[0]
+        victims = random.Random(args.seed ^ 0x5EED)
         for family in schedule(args, rng):
-            inject(cluster, admin, first, history, rng, family, args.window)
+            inject(cluster, admin, first, history, rng, victims, family, args.window)
         workload.stop()
         workload.final(cluster.bootstrap, history)
         stuck = workload.running()
@@ -201,8 +205,13 @@ def per_fault(ops):
 
 def main(argv):
     args = parse(argv)
-    # SIGTERM (ctest, a user) unwinds like an error: the cluster, namespaces and disks go.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
+    # SIGTERM (a user, faults_bench's timeout) unwinds like an error: the cluster,
+    # namespaces and disks go; a second one does not interrupt that. (ctest's timeout
+    # sends SIGKILL: nothing can clean up then.)
+    def terminated(*_):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.exit("terminated")
+    signal.signal(signal.SIGTERM, terminated)
     print("seed %d  workload %s  faults %s" % (args.seed, args.workload, ",".join(args.faults)), flush=True)
     rng = random.Random(args.seed)
     root = tempfile.mkdtemp(prefix="strata-fault-")

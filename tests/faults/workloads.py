@@ -17,10 +17,11 @@ Their threads are daemons: a client stuck in a fault ends with the process.
 import json
 import os
 import subprocess
+import tempfile
 import threading
 import time
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 JS = os.path.join(os.path.dirname(__file__), "..", "compat", "js")
 
@@ -49,14 +50,14 @@ def label(topic, partition):
 
 def send_callback(history, process, value, start, **extra):
     def done(err, msg):
-        if err is None and (msg.offset() is None or msg.offset() < 0):
-            # Delivered, at an offset librdkafka does not know: it infers a retried batch
-            # was written when the broker acknowledges a later one.
+        if err is None:
+            # Without a place when librdkafka does not know the offset: it infers a retried
+            # batch was written when the broker acknowledges a later one.
+            offset = msg.offset()
+            place = ({"partition": label(msg.topic(), msg.partition()), "offset": offset}
+                     if offset is not None and offset >= 0 else {})
             history.add(process=process, f="send", start=start, end=history.now(), outcome="ok", value=value,
-                        **extra)
-        elif err is None:
-            history.add(process=process, f="send", start=start, end=history.now(), outcome="ok", value=value,
-                        partition=label(msg.topic(), msg.partition()), offset=msg.offset(), **extra)
+                        **place, **extra)
         else:  # idempotent or transactional: a record that timed out may still be written
             history.add(process=process, f="send", start=start, end=history.now(), outcome="unknown",
                         value=value, error=str(err), **extra)
@@ -173,15 +174,19 @@ class KafkajsWriter:
     def __init__(self, bootstrap, history, topic, partitions):
         self.history = history
         self.stop_file = os.path.join("/tmp", "strata-fault-js-stop-%d" % os.getpid())
+        self.errors = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen(["node", os.path.join(JS, "fault_writer.js"), bootstrap, topic,
                                       str(partitions), self.stop_file], cwd=JS, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=self.errors, text=True)
         self.reader = threading.Thread(daemon=True, target=self.read)
         self.reader.start()
 
     def read(self):
         for line in self.proc.stdout:
-            op = json.loads(line)
+            try:
+                op = json.loads(line)
+            except ValueError:
+                continue  # not an op (the writer prints nothing else on stdout)
             op["start"] -= self.history.t0
             op["end"] -= self.history.t0
             self.history.add(**op)
@@ -192,10 +197,13 @@ class KafkajsWriter:
             self.proc.wait(timeout=90)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait(timeout=10)
         self.reader.join(timeout=10)
         os.unlink(self.stop_file)
         if self.proc.returncode != 0:
-            raise RuntimeError("the kafkajs writer failed: %s" % self.proc.stderr.read()[-2000:])
+            self.errors.seek(0)
+            raise RuntimeError("the kafkajs writer failed (%s): %s" % (self.proc.returncode,
+                                                                     self.errors.read()[-2000:]))
 
 
 def alive(threads):
@@ -203,7 +211,17 @@ def alive(threads):
     return [t.name for t in threads if t.is_alive()]
 
 
-class QueueWorkload:
+class Workload:
+    threads = ()
+
+
+
+    def processes(self):
+        """Child processes to kill if the run ends early."""
+        return []
+
+
+class QueueWorkload(Workload):
     name = "queue"
 
     def topics(self):
@@ -225,11 +243,11 @@ class QueueWorkload:
             t.join(timeout=120)
         self.js.stop()
 
-    def final(self, bootstrap, history):
-        final_read(bootstrap, history, self.topics())
-
     def running(self):
         return alive(self.threads + [self.js.reader])
+
+    def processes(self):
+        return [self.js.proc]
 
 
 class Processor:
@@ -310,6 +328,8 @@ class Processor:
                 self.rewind()
         except KafkaException as e:
             self.fail(txn, e)
+        except BufferError as e:  # the producer's queue full: the transaction cannot go on
+            self.fail(txn, KafkaException(KafkaError(KafkaError._QUEUE_FULL, str(e))))
         return True
 
     def fail(self, txn, e):
@@ -331,7 +351,10 @@ class Processor:
             h.add(process="processor", f="txn", start=h.now(), end=h.now(), outcome="unknown", txn=txn,
                   error=str(err))
             self.producer.flush(5)
+            # A new producer first: its init_transactions fences the old one and ends its
+            # transaction, so the committed offsets the rewind reads are settled.
             self.producer = None
+            self.new_producer()
         self.rewind()
 
     def caught_up(self):
@@ -349,7 +372,7 @@ class Processor:
         self.consumer.close()
 
 
-class TxnWorkload:
+class TxnWorkload(Workload):
     name = "txn"
 
     def __init__(self, rng):
@@ -360,24 +383,27 @@ class TxnWorkload:
 
     def start(self, bootstrap, history):
         self.bootstrap, self.history = bootstrap, history
-        self.stopping, self.feeding = threading.Event(), threading.Event()
+        self.stopping, self.feeding, self.fed = threading.Event(), threading.Event(), threading.Event()
+        self.drained = False
         self.processor = Processor(bootstrap, history, self.rng)
-        # The feed at a rate the processor keeps up with (also in a sanitizer build), so
-        # that it can drain "in" once the feed stops.
-        self.threads = [threading.Thread(daemon=True, target=produce_loop,
-                                         args=(bootstrap, history, self.feeding, "in", "producer", "i", 150)),
+        self.threads = [threading.Thread(daemon=True, target=self.feed),
                         threading.Thread(daemon=True, target=self.process),
                         threading.Thread(daemon=True, target=consume_loop,
                                          args=(bootstrap, history, self.stopping, "out", "verify", "verifier"))]
         for t in self.threads:
             t.start()
 
+    def feed(self):
+        """150 records/s: a rate the processor keeps up with (also in a sanitizer build), so
+        that it drains "in" once the feed stops."""
+        produce_loop(self.bootstrap, self.history, self.feeding, "in", "producer", "i", 150)
+        self.fed.set()  # every record of the feed delivered (or given up): "in" ends here
+
     def process(self):
-        """Steps until stopped, or until the feed has stopped and the group has committed
-        the end of "in" (drained)."""
-        self.drained = False
+        """Steps until stopped, or until the feed has ended and the group has committed the
+        end of "in" (drained)."""
         while not self.stopping.is_set():
-            if not self.processor.step() and self.feeding.is_set() and self.processor.caught_up():
+            if not self.processor.step() and self.fed.is_set() and self.processor.caught_up():
                 self.drained = True
                 return
 
