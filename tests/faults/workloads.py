@@ -214,7 +214,11 @@ def alive(threads):
 class Workload:
     threads = ()
 
+    def final(self, bootstrap, history):
+        final_read(bootstrap, history, self.topics())
 
+    def running(self):
+        return alive(self.threads)
 
     def processes(self):
         """Child processes to kill if the run ends early."""
@@ -420,9 +424,3 @@ class TxnWorkload(Workload):
         if self.drained:
             self.history.add(process="processor", f="drained", start=self.history.now(), end=self.history.now(),
                              outcome="ok", topics=["in"])
-
-    def final(self, bootstrap, history):
-        final_read(bootstrap, history, self.topics())
-
-    def running(self):
-        return alive(self.threads)
