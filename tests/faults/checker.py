@@ -5,8 +5,10 @@ for one consumer, committed offsets that went backwards, and liveness.
 
     checker.py HISTORY.jsonl [--plot OUT.svg]    exit 0: no anomaly; 1: anomalies; 2: bad input
 
-As a library: `check(ops)` returns a Report; `load(path)` reads a history.
+As a library: `check(ops)` returns a Report; `load(path)` reads a history; `per_fault(ops)`
+gives throughput, p99 and recovery per fault (the fault benchmark's figures).
 """
+import bisect
 import collections
 import json
 import sys
@@ -221,6 +223,48 @@ def check(ops):
     return report
 
 
+def per_fault(ops):
+    """For each fault: acknowledged writes per second before the first fault (baseline),
+    during it and in the 10 s after its heal, the p99 send latency during and after, and
+    the time from the heal until a second with at least half the baseline's rate."""
+    sends = sorted((op for op in ops if op["f"] == "send" and op["outcome"] == "ok"), key=lambda o: o["end"])
+    faults = [op for op in ops if op["f"] == "fault"]
+    if not sends or not faults:
+        return {}
+    first = min(f["start"] for f in faults)
+    t0 = sends[0]["end"]
+    base = sum(1 for s in sends if s["end"] < first) / max(first - t0, 1e-9)
+
+    ends = [s["end"] for s in sends]
+
+    def window(a, b):
+        sel = sends[bisect.bisect_left(ends, a):bisect.bisect_left(ends, b)]
+        return len(sel) / max(b - a, 1e-9), p99([s["end"] - s["start"] for s in sel])
+
+    base_p99 = window(t0, first)[1]
+    out = {"baseline acks/s": round(base, 1), "baseline p99": base_p99 and round(base_p99, 3)}
+    for f in faults:
+        during, p99_during = window(f["start"], f["end"])
+        after, p99_after = window(f["end"], f["end"] + 10)
+        recovered = None
+        t = f["end"]
+        while t < f["end"] + 30:
+            if window(t, t + 1)[0] >= base / 2:
+                recovered = round(t - f["end"], 1)
+                break
+            t += 0.5
+        out[f["fault"]] = {"acks/s during": round(during, 1), "p99 during": p99_during and round(p99_during, 3),
+                           "acks/s after": round(after, 1), "p99 after": p99_after and round(p99_after, 3),
+                           "recovery s": recovered}
+    return out
+
+
+def p99(values):
+    """The 99th percentile of `values` (nearest rank below), None when there are none."""
+    v = sorted(values)
+    return v[int(0.99 * (len(v) - 1))] if v else None
+
+
 def plot(ops, path, width=900, height=300):
     """An SVG: acknowledged writes per second (line), p99 send latency per second (dots),
     fault windows (shaded)."""
@@ -233,8 +277,8 @@ def plot(ops, path, width=900, height=300):
         rate[int(op["end"])] += 1
         lat[int(op["end"])].append(op["end"] - op["start"])
     top = max(rate) or 1
-    p99 = {s: sorted(v)[int(0.99 * (len(v) - 1))] for s, v in lat.items()}
-    top_lat = max(p99.values() or [1.0]) or 1.0
+    p99s = {s: p99(v) for s, v in lat.items()}
+    top_lat = max(p99s.values() or [1.0]) or 1.0
     x = lambda t: 40 + (width - 60) * t / seconds  # noqa: E731
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d">' % (width, height),
              '<rect width="100%" height="100%" fill="white"/>']
@@ -244,7 +288,7 @@ def plot(ops, path, width=900, height=300):
                          % (x(op["start"]), max(x(op["end"]) - x(op["start"]), 1), height - 50, op["fault"]))
     pts = " ".join("%.1f,%.1f" % (x(s + 0.5), height - 30 - (height - 60) * r / top) for s, r in enumerate(rate))
     parts.append('<polyline fill="none" stroke="#1f4e79" stroke-width="1.5" points="%s"/>' % pts)
-    for s, v in p99.items():
+    for s, v in p99s.items():
         parts.append('<circle cx="%.1f" cy="%.1f" r="2" fill="#c55a11"/>'
                      % (x(s + 0.5), height - 30 - (height - 60) * v / top_lat))
     parts.append('<text x="40" y="14" font-size="12">acks/s (line, max %d), p99 latency (dots, max %.3f s), '

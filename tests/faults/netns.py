@@ -225,11 +225,14 @@ def wait_port(addr, port, want=True, timeout=30):
     return False
 
 
-def leftovers(tag, tag_subnet=None):
-    """Namespaces, links and the route of run `tag` (subnet `tag_subnet`) still present
-    (a test checks none are)."""
+def leftovers(tag, tag_subnet=None, route=True):
+    """Namespaces, links, root-namespace NAT rules and (with `route`) the route of run
+    `tag` (subnet `tag_subnet`) still present (a test checks none are)."""
     left = [n for n in sh("ip", "netns", "list").stdout.split() if n.startswith("strata-%s-" % tag)]
-    if tag_subnet is not None and ("10.213.%d.0/24" % tag_subnet) in sh("ip", "route").stdout:
+    if tag_subnet is not None:
+        left += ["nat rule: " + r for r in sh("iptables", "-t", "nat", "-S").stdout.splitlines()
+                 if "10.213.%d." % tag_subnet in r]
+    if route and tag_subnet is not None and ("10.213.%d.0/24" % tag_subnet) in sh("ip", "route").stdout:
         left.append("route 10.213.%d.0/24" % tag_subnet)
     for line in sh("ip", "-o", "link").stdout.splitlines():
         name = line.split(":")[1].strip().split("@")[0]

@@ -20,7 +20,6 @@ with the same windows (the victim is the leader at the time; the clients' timing
 writes were acknowledged after the last heal; 1 otherwise.
 """
 import argparse
-import bisect
 import json
 import os
 import random
@@ -35,7 +34,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import checker  # noqa: E402
 import nemesis  # noqa: E402
 from fault_cluster import FaultCluster  # noqa: E402
-from netns import Net, leftovers  # noqa: E402
+from netns import Net, leftovers, sh  # noqa: E402
 from workloads import History, QueueWorkload, TxnWorkload  # noqa: E402
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
@@ -103,14 +102,22 @@ def target(admin, topic, rng, cluster):
     return rng.choice(cluster.broker_ids)
 
 
-def acks_since(history, t):
-    return sum(1 for op in list(history.ops) if op["f"] == "send" and op["outcome"] == "ok" and op["end"] > t)
+def acks_since(history, t, enough=None):
+    """Acknowledged writes completed after `t`; with `enough`, counting stops there (the
+    newest first: a poll does not rescan the whole history)."""
+    n = 0
+    for op in reversed(list(history.ops)):
+        if op["f"] == "send" and op["outcome"] == "ok" and op["end"] > t:
+            n += 1
+            if enough is not None and n >= enough:
+                break
+    return n
 
 
 def wait_recovered(history, healed_at):
     """Until writes are acknowledged again after the heal (at most RECOVER s)."""
     deadline = time.time() + RECOVER
-    while time.time() < deadline and acks_since(history, healed_at) < 20:
+    while time.time() < deadline and acks_since(history, healed_at, enough=20) < 20:
         time.sleep(0.2)
 
 
@@ -166,43 +173,6 @@ def run(args, net, root, history, workload, rng):
         cluster.close()
 
 
-def per_fault(ops):
-    """For each fault: acknowledged writes per second before the first fault (baseline),
-    during it and in the 10 s after its heal, the p99 send latency during and after, and
-    the time from the heal until a second with at least half the baseline's rate."""
-    sends = sorted((op for op in ops if op["f"] == "send" and op["outcome"] == "ok"), key=lambda o: o["end"])
-    faults = [op for op in ops if op["f"] == "fault"]
-    if not sends or not faults:
-        return {}
-    first = min(f["start"] for f in faults)
-    t0 = sends[0]["end"]
-    base = sum(1 for s in sends if s["end"] < first) / max(first - t0, 1e-9)
-
-    ends = [s["end"] for s in sends]
-
-    def window(a, b):
-        sel = sends[bisect.bisect_left(ends, a):bisect.bisect_left(ends, b)]
-        lat = sorted(s["end"] - s["start"] for s in sel)
-        return len(sel) / max(b - a, 1e-9), (lat[int(0.99 * (len(lat) - 1))] if lat else None)
-
-    base_p99 = window(t0, first)[1]
-    out = {"baseline acks/s": round(base, 1), "baseline p99": base_p99 and round(base_p99, 3)}
-    for f in faults:
-        during, p99_during = window(f["start"], f["end"])
-        after, p99_after = window(f["end"], f["end"] + 10)
-        recovered = None
-        t = f["end"]
-        while t < f["end"] + 30:
-            if window(t, t + 1)[0] >= base / 2:
-                recovered = round(t - f["end"], 1)
-                break
-            t += 0.5
-        out[f["fault"]] = {"acks/s during": round(during, 1), "p99 during": p99_during and round(p99_during, 3),
-                           "acks/s after": round(after, 1), "p99 after": p99_after and round(p99_after, 3),
-                           "recovery s": recovered}
-    return out
-
-
 def main(argv):
     args = parse(argv)
     # SIGTERM (a user, faults_bench's timeout) unwinds like an error: the cluster,
@@ -231,14 +201,16 @@ def main(argv):
             for name in os.listdir(root):
                 if name.endswith(".log"):
                     shutil.copy(os.path.join(root, name), args.out)
+        mounted = [line for line in sh("findmnt", "-rn", "-o", "TARGET").stdout.splitlines()
+                   if line.startswith(root)]
         shutil.rmtree(root, ignore_errors=True)
-    left = leftovers(net.tag)
+    left = leftovers(net.tag, net.subnet, route=False) + ["mount %s" % m for m in mounted]
     report = checker.check(history.ops)
     print(report.table())
     summary = {"seed": args.seed, "workload": args.workload,
                "faults": [op["fault"] for op in history.ops if op["f"] == "fault"],
                "operations": len(history.ops), "anomalies": dict(report.counts),
-               "per fault": per_fault(history.ops)}
+               "per fault": checker.per_fault(history.ops)}
     print(json.dumps(summary["per fault"], indent=1))
     if args.out:
         os.makedirs(args.out, exist_ok=True)

@@ -21,8 +21,9 @@ function emit(op) {
   process.stdout.write(JSON.stringify(op) + '\n');
 }
 
+// A connected producer, or null once STOP exists (the brokers may be unreachable then).
 async function connect() {
-  for (;;) {
+  while (!fs.existsSync(stopFile)) {
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     try {
       await producer.connect();
@@ -31,13 +32,14 @@ async function connect() {
       await new Promise((r) => setTimeout(r, 500));
     }
   }
+  return null;
 }
 
 async function main() {
   let producer = await connect();
   let n = 0;
   let p = 0;
-  while (!fs.existsSync(stopFile)) {
+  while (producer && !fs.existsSync(stopFile)) {
     const messages = [];
     for (let i = 0; i < 10; i++) messages.push({ partition: p, value: `js-${n++}` });
     const start = now();
@@ -60,7 +62,7 @@ async function main() {
     p = (p + 1) % Number(partitions);
     await new Promise((r) => setTimeout(r, 5));
   }
-  await producer.disconnect();
+  if (producer) await producer.disconnect();
 }
 
 main().catch((e) => {
