@@ -30,11 +30,17 @@ def sh(*args, check=True):
     return subprocess.run(list(args), check=check, capture_output=True, text=True, timeout=30)
 
 
-def free_subnet():
-    """A 10.213.N.0/24 that no interface uses."""
-    used = sh("ip", "-4", "-o", "addr").stdout
-    for n in range(1 + os.getpid() % 200, 255):
-        if " 10.213.%d." % n not in used:
+def claim_subnet():
+    """Claims a 10.213.N.0/24 that no interface and no route uses, by adding its low
+    priority `unreachable` route: `ip route add` fails if another run (ctest -j) added it
+    first, and then the next N is tried, so two runs never share a subnet."""
+    used = sh("ip", "-4", "-o", "addr").stdout + sh("ip", "-4", "route").stdout
+    start = 1 + os.getpid() % 200
+    for n in list(range(start, 255)) + list(range(1, start)):
+        if (" 10.213.%d." % n) in used or ("10.213.%d.0/24" % n) in used:
+            continue
+        if sh("ip", "route", "add", "unreachable", "10.213.%d.0/24" % n, "metric", "4000",
+              check=False).returncode == 0:
             return n
     raise RuntimeError("no free 10.213.N.0/24")
 
@@ -42,7 +48,7 @@ def free_subnet():
 class Net:
     def __init__(self):
         self.tag = "%x" % (os.getpid() & 0xFFFF)
-        self.subnet = free_subnet()
+        self.subnet = None  # claimed on entry
         self.bridge = "sb%s" % self.tag
         self.hosts = {}  # name -> (namespace, veth on the bridge side, address, veth inside)
         self.procs = []
@@ -50,7 +56,7 @@ class Net:
         self.keep_route = False
 
     def __enter__(self):
-        sh("ip", "route", "add", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000")
+        self.subnet = claim_subnet()
         sh("ip", "link", "add", self.bridge, "type", "bridge")
         sh("ip", "addr", "add", "10.213.%d.254/24" % self.subnet, "dev", self.bridge)
         sh("ip", "link", "set", self.bridge, "up")
@@ -194,6 +200,8 @@ class Net:
     def drop_route(self):
         """Removes the run's `unreachable` route (close does, unless keep_route is set: then
         the caller does, last, when none of its clients can send any more)."""
+        if self.subnet is None:
+            return
         sh("ip", "route", "del", "unreachable", "10.213.%d.0/24" % self.subnet, "metric", "4000", check=False)
 
 
