@@ -15,6 +15,10 @@
 #include "broker/metrics.h"
 #include "broker/replica_fetcher.h"
 #include "broker/txn_log.h"
+#include "broker/handlers/handlers.h"
+#include "broker/sasl.h"
+#include "broker/scram_store.h"
+#include "broker/tls_context.h"
 #include "client/peer_pool.h"
 #include "cluster/node.h"
 #include "cluster/view.h"
@@ -87,8 +91,10 @@ Result<void, std::string> Broker::start() {
   if (!logs) return fail(logs.error().message());
   logs_ = std::move(*logs);
   net::NetConfig n;
-  n.host = config_.listener_host;
-  n.port = config_.listener_port;
+  auto listeners = make_listeners();
+  if (!listeners) return fail(listeners.error());
+  n.listeners = std::move(*listeners);
+  n.sasl_server_max_receive_size = config_.security.sasl_server_max_receive_size;
   n.shards = config_.shards > 0 ? size_t(config_.shards)
                                 : usable_cores();
   n.socket_request_max_bytes = config_.socket_request_max_bytes;
@@ -125,6 +131,7 @@ Result<void, std::string> Broker::start() {
       return fail("metrics.listener: " + error);
     }
   }
+  if (auto secured = start_security(); !secured) return fail(secured.error());
   start_groups();
   start_txns();
   if (in_cluster()) {
@@ -142,9 +149,14 @@ Result<void, std::string> Broker::start() {
   cleaner_->start();
   const auto ms = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::steady_clock::now() - started).count() / 1000.0;
-  spdlog::info("strata broker {} ready on {}:{} ({} shards, log dir {}, cluster {}) in {:.1f} ms",
-               config_.node_id, config_.listener_host, server_->bound_port(), n.shards,
-               config_.log_dir, logs_->cluster_id(), ms);
+  std::string others;
+  for (size_t i = 0; i < n.listeners.size(); ++i) {
+    others += fmt::format("{}{}://{}:{}", i == 0 ? "" : ",", n.listeners[i].name, n.listeners[i].host,
+                          server_->bound_port(i));
+  }
+  spdlog::info("strata broker {} ready on {}:{} ({} shards, log dir {}, cluster {}, listeners {}) in {:.1f} ms",
+               config_.node_id, config_.listener_host, port(), n.shards,
+               config_.log_dir, logs_->cluster_id(), others, ms);
   return {};
 }
 
@@ -379,16 +391,42 @@ void Broker::stop() {
   sync_.reset();
 }
 
-uint16_t Broker::port() const { return server_ ? server_->bound_port() : 0; }
+uint16_t Broker::port() const { return port_of(config_.security.inter_broker().name); }
 
 size_t Broker::owner_shard(const storage::TopicPartition& tp) const {
   const size_t h = std::hash<std::string>{}(tp.topic) * 31 + size_t(tp.partition.value());
   return h % server_->shard_count();
 }
 
+namespace {
+
+// Kafka's SASL gate: before authentication (and after a KIP-368 session expired) only
+// ApiVersions, SaslHandshake and SaslAuthenticate are served.
+bool may_serve(const net::Session& session, int16_t api_key) {
+  const bool sasl_api = api_key == protocol::kApiVersionsKey ||
+                        api_key == protocol::SaslHandshakeRequest::kApiKey ||
+                        api_key == protocol::SaslAuthenticateRequest::kApiKey;
+  if (sasl_api) return true;
+  if (!session.authenticated) return false;
+  return session.expires == std::chrono::steady_clock::time_point::max() ||
+         std::chrono::steady_clock::now() < session.expires;
+}
+
+}  // namespace
+
 asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& frame) {
+  net::Session& session = *frame.session;
+  if (session.raw_sasl_tokens) co_return co_await handle_raw_sasl_token(*this, frame);
   auto prefix = protocol::parse_request_header_prefix(frame.bytes);
   if (!prefix) co_return std::nullopt;
+  if (!may_serve(session, prefix->api_key)) {
+    static LogLimit limit("closing: unauthenticated request");
+    limit.warn("closing {}: {} request (key {}) on listener {}", frame.client_address,
+               session.authenticated ? "session expired, re-authentication required before a"
+                                     : "not authenticated, SASL required before a",
+               prefix->api_key, session.listener->name);
+    co_return std::nullopt;
+  }
   const ApiEntry* api = find_api(prefix->api_key);
   if (api == nullptr) {
     static LogLimit limit("closing: unknown API key");

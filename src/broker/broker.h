@@ -8,6 +8,7 @@
 #include <asio.hpp>
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +40,7 @@ class PeerPool;
 namespace strata::cluster {
 class ClusterNode;
 struct ClusterView;
+struct Endpoint;
 struct TopicAssignment;
 enum class ElectionType : int8_t;  // cluster/elections.h
 }  // namespace strata::cluster
@@ -46,6 +48,9 @@ enum class ElectionType : int8_t;  // cluster/elections.h
 namespace strata::broker {
 
 class MetricsServer;
+class SaslMechanisms;
+class ScramStore;
+class TlsContextSource;
 
 // One partition's ElectLeaders answer (Broker::elect_leaders).
 struct ElectionResult {
@@ -73,6 +78,10 @@ struct RequestContext {
   net::Turn& turn;
   // The metadata this request sees, taken once when it is served.
   std::shared_ptr<const MetadataSnapshot> metadata;
+  // Set by a handler whose answer ends the connection (a failed authentication).
+  bool close_after_response = false;
+
+  net::Session& session() const { return *frame.session; }
 };
 
 using ApiErr = std::pair<int16_t, std::string>;
@@ -91,6 +100,11 @@ class Broker : public net::RequestHandler {
   asio::awaitable<std::optional<protocol::Output>> handle(net::Frame& frame) override;
 
   const BrokerConfig& config() const { return config_; }
+  // Security (broker/sasl.h, broker/scram_store.h): set once start() returns.
+  SaslMechanisms& sasl() { return *sasl_; }
+  ScramStore& scram_store() { return *scram_store_; }
+  // The port listener `name` is bound to (0: no such listener).
+  uint16_t port_of(const std::string& listener) const;
   Topics& topics() { return topics_; }
   FetchWaiters& fetch_waiters() { return fetch_waiters_; }
   FetchSessions& fetch_sessions() { return fetch_sessions_; }
@@ -240,6 +254,11 @@ class Broker : public net::RequestHandler {
 
  private:
   Result<void, std::string> join_cluster();
+  // The listeners to bind, with their TLS contexts (security.cc).
+  Result<std::vector<net::Listener>, std::string> make_listeners();
+  std::vector<cluster::Endpoint> advertised_endpoints() const;
+  // The SCRAM store and SASL mechanisms (security.cc), once the cluster is joined.
+  Result<void, std::string> start_security();
   asio::awaitable<Result<TopicInfo, ApiErr>> create_topic_in_cluster(
       const std::string& name, int32_t partitions, const std::map<std::string, std::string>& configs,
       bool validate_only, int16_t replication_factor, const std::vector<std::vector<int32_t>>& assignment);
@@ -321,6 +340,10 @@ class Broker : public net::RequestHandler {
   ProducerIds producer_ids_;
   std::unique_ptr<storage::SyncService> sync_;
   std::unique_ptr<storage::LogManager> logs_;
+  // TLS listeners' contexts, by listener name.
+  std::map<std::string, std::shared_ptr<TlsContextSource>> tls_;
+  std::unique_ptr<ScramStore> scram_store_;
+  std::unique_ptr<SaslMechanisms> sasl_;
   std::unique_ptr<net::Server> server_;
   // After server_: group timers live on its shards and must go first.
   std::unique_ptr<group::OffsetsLog> group_log_;

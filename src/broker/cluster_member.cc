@@ -21,7 +21,9 @@ std::shared_ptr<const ClusterMeta> meta_of(const cluster::ClusterView& v, const 
   m->controller_id = v.controller ? v.controller->broker_id : -1;
   for (const auto& [id, b] : v.brokers) {
     const auto& e = b.registration.endpoints.front();  // decode_registration: never empty
-    m->brokers.push_back({id, e.host, e.port, b.registration.rack});
+    BrokerMeta meta{id, e.host, e.port, b.registration.rack, {}};
+    for (const auto& x : b.registration.endpoints) meta.endpoints.push_back({x.listener, x.host, x.port});
+    m->brokers.push_back(std::move(meta));
   }
   return m;
 }
@@ -44,8 +46,7 @@ Result<void, std::string> Broker::join_cluster() {
   o.connect = *connect;
   o.node_id = config_.node_id;
   if (!config_.broker_rack.empty()) o.rack = config_.broker_rack;
-  const uint16_t port = config_.advertised_port != 0 ? config_.advertised_port : server_->bound_port();
-  o.endpoints = {{"PLAINTEXT", config_.advertised_host_or_listener(), int32_t(port)}};
+  o.endpoints = advertised_endpoints();
   o.directory_id = logs_->directory_id();
   o.session_timeout = std::chrono::milliseconds(config_.etcd_session_timeout_ms);
   o.request_timeout = std::chrono::milliseconds(config_.etcd_connection_timeout_ms);
@@ -93,7 +94,12 @@ void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& 
                       std::equal(old->brokers.begin(), old->brokers.end(), meta->brokers.begin(),
                                  [](const BrokerMeta& a, const BrokerMeta& b) {
                                    return a.node_id == b.node_id && a.host == b.host && a.port == b.port &&
-                                          a.rack == b.rack;
+                                          a.rack == b.rack && a.endpoints.size() == b.endpoints.size() &&
+                                          std::equal(a.endpoints.begin(), a.endpoints.end(), b.endpoints.begin(),
+                                                     [](const auto& x, const auto& y) {
+                                                       return x.listener == y.listener && x.host == y.host &&
+                                                              x.port == y.port;
+                                                     });
                                  });
     if (!same) cluster_meta_ = std::move(meta);
   }
@@ -102,14 +108,35 @@ void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& 
   schedule_sync();
 }
 
+// What this broker advertises, the inter-broker listener first (advertised.listeners, or
+// each listener's own address and bound port).
+std::vector<cluster::Endpoint> Broker::advertised_endpoints() const {
+  std::vector<cluster::Endpoint> out;
+  const SecurityConfig& security = config_.security;
+  for (const ListenerSpec& l : security.listeners) {
+    ListenerSpec a = security.advertised_for(l, port_of(l.name));
+    if (l.name == security.inter_broker().name) {
+      a.host = config_.advertised_host_or_listener();
+      a.port = config_.advertised_port != 0 ? config_.advertised_port : port();
+      out.insert(out.begin(), {a.name, a.host, int32_t(a.port)});
+    } else {
+      out.push_back({a.name, a.host, int32_t(a.port)});
+    }
+  }
+  return out;
+}
+
 // The embedded single node: itself alone, its own controller.
 void Broker::publish_single_node_meta() {
   auto m = std::make_shared<ClusterMeta>();
   m->cluster_id = logs_->cluster_id();
   m->controller_id = config_.node_id;
-  m->brokers.push_back({config_.node_id, config_.advertised_host_or_listener(),
-                        int32_t(config_.advertised_port != 0 ? config_.advertised_port : server_->bound_port()),
-                        config_.broker_rack.empty() ? std::nullopt : std::optional(config_.broker_rack)});
+  BrokerMeta self{config_.node_id, "", 0,
+                  config_.broker_rack.empty() ? std::nullopt : std::optional(config_.broker_rack), {}};
+  for (const cluster::Endpoint& e : advertised_endpoints()) self.endpoints.push_back({e.listener, e.host, e.port});
+  self.host = self.endpoints.front().host;
+  self.port = self.endpoints.front().port;
+  m->brokers.push_back(std::move(self));
   {
     std::lock_guard lock(publish_mu_);
     cluster_meta_ = std::move(m);

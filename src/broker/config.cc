@@ -68,26 +68,6 @@ Result<void, std::string> parse_per_ip_overrides(
   return {};
 }
 
-// "PLAINTEXT://host:port" (the first listener); other security protocols come later.
-Result<void, std::string> parse_listener(const std::string& key, const std::string& v,
-                                         std::string& host, uint16_t& port) {
-  std::string first = v.substr(0, v.find(','));
-  const auto scheme = first.find("://");
-  if (scheme == std::string::npos) return fail(key + ": expected NAME://host:port: " + v);
-  const std::string name = first.substr(0, scheme);
-  if (name != "PLAINTEXT") return fail(key + ": only PLAINTEXT listeners are supported: " + v);
-  const std::string hostport = first.substr(scheme + 3);
-  const auto colon = hostport.rfind(':');
-  if (colon == std::string::npos) return fail(key + ": missing port: " + v);
-  host = hostport.substr(0, colon);
-  if (host.empty()) host = "0.0.0.0";
-  int32_t p = 0;
-  if (auto r = to_int(key, hostport.substr(colon + 1), p); !r) return r;
-  if (p < 0 || p > 65535) return fail(key + ": bad port: " + v);
-  port = uint16_t(p);
-  return {};
-}
-
 }  // namespace
 
 Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::string>& props) {
@@ -113,8 +93,6 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
     };
   };
   const std::map<std::string, Setter> setters = {
-      {"listeners", [this](auto& k, auto& v) { return parse_listener(k, v, listener_host, listener_port); }},
-      {"advertised.listeners", [this](auto& k, auto& v) { return parse_listener(k, v, advertised_host, advertised_port); }},
       {"log.dirs", [this](auto&, auto& v) { log_dir = v.substr(0, v.find(',')); return Result<void, std::string>{}; }},
       {"log.dir", [this](auto&, auto& v) { log_dir = v; return Result<void, std::string>{}; }},
       {"node.id", [this](auto& k, auto& v) { return to_int(k, v, node_id); }},
@@ -242,7 +220,19 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
   // Kafka gives ms precedence over minutes over hours; apply in that order of weakness.
   static const char* const kWeakestFirst[] = {"log.retention.hours", "log.retention.minutes",
                                               "log.retention.ms", "log.roll.hours", "log.roll.ms"};
-  std::map<std::string, std::string> rest = props;
+  std::map<std::string, std::string> rest;
+  std::map<std::string, std::string> secure;
+  for (const auto& [key, value] : props) (is_security_setting(key) ? secure : rest)[key] = value;
+  if (auto r = apply_security_settings(secure, security); !r) return r;
+  const ListenerSpec& inter = security.inter_broker();
+  listener_host = inter.host;
+  listener_port = inter.port;
+  for (const ListenerSpec& a : security.advertised) {
+    if (a.name == inter.name) {
+      advertised_host = a.host;
+      advertised_port = a.port;
+    }
+  }
   for (const char* key : kWeakestFirst) {
     if (auto it = rest.find(key); it != rest.end()) {
       if (auto r = setters.at(key)(it->first, it->second); !r) return r;

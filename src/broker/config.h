@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker/security_config.h"
 #include "common/result.h"
 #include "group/config.h"
 #include "txn/config.h"
@@ -17,6 +18,10 @@
 namespace strata::broker {
 
 struct BrokerConfig {
+  // Listeners and their security (broker/security_config.h).
+  SecurityConfig security;
+  // The inter-broker listener (security.inter_broker()) and what it advertises: what
+  // other brokers connect to and what the cluster registration leads with.
   std::string listener_host = "127.0.0.1";    // listeners=PLAINTEXT://127.0.0.1:9092
   uint16_t listener_port = 9092;
   std::string advertised_host;                // advertised.listeners (default: the listener)

@@ -56,6 +56,10 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(DescribeProducers, handle_describe_producers),
       STRATA_API(DescribeTransactions, handle_describe_transactions),
       STRATA_API(ListTransactions, handle_list_transactions),
+      STRATA_API(SaslHandshake, handle_sasl_handshake),
+      STRATA_API(SaslAuthenticate, handle_sasl_authenticate),
+      STRATA_API(DescribeUserScramCredentials, handle_describe_user_scram_credentials),
+      STRATA_API(AlterUserScramCredentials, handle_alter_user_scram_credentials),
 #undef STRATA_API
   };
   return table;

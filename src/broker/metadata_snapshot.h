@@ -33,9 +33,27 @@ namespace strata::broker {
 // A live broker as Metadata and DescribeCluster list it.
 struct BrokerMeta {
   int32_t node_id = -1;
-  std::string host;
+  std::string host;  // the inter-broker listener's advertised endpoint
   int32_t port = 0;
   std::optional<std::string> rack;
+  // Every advertised listener: a client is given the brokers' endpoints of the listener
+  // it came in on, as Kafka does (a broker without that listener is left out).
+  struct Endpoint {
+    std::string listener;
+    std::string host;
+    int32_t port = 0;
+  };
+  std::vector<Endpoint> endpoints;
+
+  // The endpoint for clients of `listener`; the inter-broker one when no endpoints are
+  // known (brokers registered before listeners had names), null when it lacks it.
+  std::optional<Endpoint> address(const std::string& listener) const {
+    if (endpoints.empty()) return Endpoint{listener, host, port};
+    for (const Endpoint& e : endpoints) {
+      if (e.listener == listener) return e;
+    }
+    return std::nullopt;
+  }
 };
 
 // The cluster around this broker: on a single node, itself alone and its own

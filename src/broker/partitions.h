@@ -31,8 +31,9 @@ PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int
 // response's CurrentLeader (only when the snapshot knows a live leader, as Kafka leaves
 // it at its default otherwise) and adds the leader to the NodeEndpoints, once per node.
 template <class LeaderIdAndEpoch, class Endpoint>
-void add_leader_hint(const MetadataSnapshot& snapshot, const PartitionRef& ref, int16_t error,
-                     std::optional<LeaderIdAndEpoch>& current_leader, std::vector<Endpoint>& endpoints) {
+void add_leader_hint(const MetadataSnapshot& snapshot, const std::string& listener, const PartitionRef& ref,
+                     int16_t error, std::optional<LeaderIdAndEpoch>& current_leader,
+                     std::vector<Endpoint>& endpoints) {
   if (error != kafka_error::kNotLeaderOrFollower && error != kafka_error::kFencedLeaderEpoch) return;
   if (ref.meta == nullptr) return;
   const PartitionMeta& p = ref.meta->partitions[size_t(ref.tp.partition.value())];
@@ -44,10 +45,12 @@ void add_leader_hint(const MetadataSnapshot& snapshot, const PartitionRef& ref, 
   for (const Endpoint& e : endpoints) {
     if (e.node_id == p.leader) return;
   }
+  const auto address = leader->address(listener);
+  if (!address) return;
   Endpoint e;
   e.node_id = leader->node_id;
-  e.host = leader->host;
-  e.port = leader->port;
+  e.host = address->host;
+  e.port = address->port;
   e.rack = leader->rack;
   endpoints.push_back(std::move(e));
 }

@@ -48,6 +48,7 @@ asio::awaitable<std::optional<protocol::Output>> serve(Broker& broker, RequestCo
   protocol::write_response_header(out, ctx.header.correlation_id, header_v1 ? 1 : 0);
   protocol::Encoder encoder(out, version, flexible);
   encoder.encode(response);
+  out.close_after = ctx.close_after_response;
   co_return out;
 }
 

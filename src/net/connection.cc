@@ -1,5 +1,7 @@
 #include "net/connection.h"
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 #include <sys/sendfile.h>
 
@@ -34,11 +36,26 @@ constexpr size_t kSpareFrames = 2;
 constexpr size_t kSpareFrameBytes = (1 << 20) + (64 << 10);
 constexpr int64_t kSpareBytesMax = 64 << 20;
 std::atomic<int64_t> spare_bytes{0};
+
+// A certificate's subject as RFC 2253 text ("CN=alice,OU=eng,O=Example"), the form
+// Kafka's principal mapping rules match (Java's X500Principal.getName()).
+std::string subject_of(X509* cert) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  if (bio == nullptr) return "";
+  X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string out(data, size_t(n > 0 ? n : 0));
+  BIO_free(bio);
+  return out;
+}
 }  // namespace
 
 Connection::Connection(asio::ip::tcp::socket socket, size_t shard, const NetConfig& config,
-                       RequestHandler& handler, ConnectionSlot slot, RequestBudget& budget)
+                       std::shared_ptr<const Listener> listener, RequestHandler& handler,
+                       ConnectionSlot slot, RequestBudget& budget)
     : socket_(std::move(socket)),
+      session_(std::make_shared<Session>(std::move(listener))),
       shard_(shard),
       config_(config),
       handler_(handler),
@@ -52,6 +69,10 @@ Connection::Connection(asio::ip::tcp::socket socket, size_t shard, const NetConf
   const auto ep = socket_.remote_endpoint(ec);
   peer_ = ec ? "unknown" : ep.address().to_string() + ":" + std::to_string(ep.port());
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  if (session_->listener->tls_context) {
+    tls_context_ = session_->listener->tls_context();
+    if (tls_context_) tls_ = std::make_unique<asio::ssl::stream<asio::ip::tcp::socket&>>(socket_, *tls_context_);
+  }
 }
 
 void Connection::start() {
@@ -81,18 +102,29 @@ void Connection::close() {
 
 asio::awaitable<void> Connection::read_loop() {
   auto self = shared_from_this();
+  if (session_->listener->tls_context && !co_await tls_handshake()) {
+    close();
+    co_return;
+  }
   for (;;) {
     uint8_t size_bytes[4];
     if (!co_await read_exact(size_bytes, sizeof(size_bytes))) break;
     const int32_t size = int32_t(load_be32(size_bytes));
-    if (size < 8 || size > config_.socket_request_max_bytes) {
+    // Before a SASL listener's peer has authenticated, frames are bounded by
+    // sasl.server.max.receive.size, as Kafka bounds them; a raw SASL token may be empty.
+    const bool authenticated = session_->authenticated;
+    const int32_t max = authenticated ? config_.socket_request_max_bytes
+                                      : config_.sasl_server_max_receive_size;
+    const int32_t min = session_->raw_sasl_tokens ? 0 : 8;
+    if (size < min || size > max) {
       // Kafka closes the connection on a frame it will not read (InvalidReceiveException).
       static LogLimit bad_size("closing: request size");
-      bad_size.warn("closing {}: request size {} outside [8, socket.request.max.bytes={}]", peer_,
-                    size, config_.socket_request_max_bytes);
+      bad_size.warn("closing {}: request size {} outside [{}, {}={}]", peer_, size, min,
+                    authenticated ? "socket.request.max.bytes" : "sasl.server.max.receive.size", max);
       break;
     }
     Frame frame;
+    frame.session = session_;
     frame.client_address = peer_;
     frame.shard = shard_;
     frame.turn = Turn(order_, order_->issue());
@@ -145,7 +177,9 @@ asio::awaitable<void> Connection::write_loop() {
     }
     if (closed_) break;
     if (!slot->response) break;  // the handler asked to close the connection
-    if (slot->response->total_size() > 0 && !co_await send(*slot->response)) break;
+    const protocol::Output& out = *slot->response;
+    if ((out.total_size() > 0 || out.always_send) && !co_await send(out)) break;
+    if (out.close_after) break;
     note_activity();
     queue_.pop_front();
     queue_changed_.cancel();
@@ -155,37 +189,80 @@ asio::awaitable<void> Connection::write_loop() {
 
 // Size prefix, then the bytes with file slices spliced in where they belong.
 asio::awaitable<bool> Connection::send(const protocol::Output& out) {
-  asio::error_code ec;
   uint8_t size_bytes[4];
   store_be32(size_bytes, uint32_t(out.total_size()));
-  co_await asio::async_write(socket_, asio::buffer(size_bytes),
-                             asio::redirect_error(asio::use_awaitable, ec));
-  if (ec) co_return false;
+  if (!co_await write_all(asio::buffer(size_bytes))) co_return false;
   size_t from = 0;
   std::vector<uint8_t> chunk;
   for (const protocol::Splice& s : out.splices) {
-    co_await asio::async_write(socket_, asio::buffer(out.bytes.data() + from, s.at - from),
-                               asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return false;
+    if (!co_await write_all(asio::buffer(out.bytes.data() + from, s.at - from))) co_return false;
     from = s.at;
-    if (config_.sendfile) {
-      if (!co_await send_file(s.slice)) co_return false;
-      continue;
-    }
-    for (uint64_t done = 0; done < s.slice.size;) {
-      const size_t n = size_t(std::min<uint64_t>(kFileChunkBytes, s.slice.size - done));
-      chunk.resize(n);
-      const ssize_t got = ::pread(s.slice.fd, chunk.data(), n, off_t(s.slice.position + done));
-      if (got <= 0) co_return false;  // the file shrank under us: drop the connection
-      co_await asio::async_write(socket_, asio::buffer(chunk.data(), size_t(got)),
-                                 asio::redirect_error(asio::use_awaitable, ec));
-      if (ec) co_return false;
-      done += uint64_t(got);
-    }
+    // TLS encrypts in user space: the file's bytes must pass through a buffer.
+    const bool sent = config_.sendfile && !tls_ ? co_await send_file(s.slice)
+                                                : co_await send_copy(s.slice, chunk);
+    if (!sent) co_return false;
   }
-  co_await asio::async_write(socket_, asio::buffer(out.bytes.data() + from, out.bytes.size() - from),
-                             asio::redirect_error(asio::use_awaitable, ec));
+  co_return co_await write_all(asio::buffer(out.bytes.data() + from, out.bytes.size() - from));
+}
+
+// pread into a 1 MiB buffer and write: for TLS, and where sendfile is turned off.
+asio::awaitable<bool> Connection::send_copy(const protocol::FileSlice& slice,
+                                            std::vector<uint8_t>& chunk) {
+  for (uint64_t done = 0; done < slice.size;) {
+    const size_t n = size_t(std::min<uint64_t>(kFileChunkBytes, slice.size - done));
+    chunk.resize(n);
+    const ssize_t got = ::pread(slice.fd, chunk.data(), n, off_t(slice.position + done));
+    if (got <= 0) co_return false;  // the file shrank under us: drop the connection
+    if (!co_await write_all(asio::buffer(chunk.data(), size_t(got)))) co_return false;
+    done += uint64_t(got);
+  }
+  co_return true;
+}
+
+asio::awaitable<size_t> Connection::read_some(asio::mutable_buffer to, asio::error_code& ec) {
+  if (tls_) co_return co_await tls_->async_read_some(to, asio::redirect_error(asio::use_awaitable, ec));
+  co_return co_await socket_.async_read_some(to, asio::redirect_error(asio::use_awaitable, ec));
+}
+
+asio::awaitable<bool> Connection::write_all(asio::const_buffer from) {
+  asio::error_code ec;
+  if (from.size() == 0) co_return true;
+  if (tls_) {
+    co_await asio::async_write(*tls_, from, asio::redirect_error(asio::use_awaitable, ec));
+  } else {
+    co_await asio::async_write(socket_, from, asio::redirect_error(asio::use_awaitable, ec));
+  }
   co_return !ec;
+}
+
+// The TLS handshake, then the peer's certificate (if it sent one; ssl.client.auth in
+// the context decides whether it must) gives the principal. A peer that stalls here is
+// closed by connections.max.idle.ms like any other silent peer.
+asio::awaitable<bool> Connection::tls_handshake() {
+  static LogLimit failed("TLS handshake failed");
+  if (!tls_) co_return false;  // the context could not be had
+  asio::error_code ec;
+  co_await tls_->async_handshake(asio::ssl::stream_base::server,
+                                 asio::redirect_error(asio::use_awaitable, ec));
+  note_activity();
+  if (ec) {
+    failed.warn("closing {}: TLS handshake failed: {}", peer_, ec.message());
+    co_return false;
+  }
+  X509* cert = SSL_get1_peer_certificate(tls_->native_handle());
+  if (cert == nullptr) co_return true;
+  const std::string subject = subject_of(cert);
+  X509_free(cert);
+  if (session_->listener->certificate_principal) {
+    const std::string principal = session_->listener->certificate_principal(subject);
+    if (principal.empty()) {
+      failed.warn("closing {}: no principal for certificate subject '{}' (ssl.principal.mapping.rules)",
+                  peer_, subject);
+      co_return false;
+    }
+    session_->principal = principal;
+  }
+  co_return true;
 }
 
 // sendfile(2) from the segment file: the kernel moves page-cache pages to the socket.
@@ -250,8 +327,7 @@ asio::awaitable<bool> Connection::read_frame(Frame& frame, size_t size) {
 asio::awaitable<bool> Connection::read_exact(uint8_t* to, size_t n) {
   for (size_t done = 0; done < n;) {
     asio::error_code ec;
-    const size_t got = co_await socket_.async_read_some(
-        asio::buffer(to + done, n - done), asio::redirect_error(asio::use_awaitable, ec));
+    const size_t got = co_await read_some(asio::buffer(to + done, n - done), ec);
     if (ec) co_return false;
     done += got;
     note_activity();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 
 #include <chrono>
 #include <deque>
@@ -17,8 +18,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // `slot` is the connection's place under max.connections (given back on close);
   // `budget` is queued.max.request.bytes, shared by all connections.
+  // `listener` is the one it was accepted on (its TLS context, if any, is taken now).
   Connection(asio::ip::tcp::socket socket, size_t shard, const NetConfig& config,
-             RequestHandler& handler, ConnectionSlot slot, RequestBudget& budget);
+             std::shared_ptr<const Listener> listener, RequestHandler& handler,
+             ConnectionSlot slot, RequestBudget& budget);
   ~Connection();
   void start();
 
@@ -35,6 +38,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   asio::awaitable<void> handle(std::shared_ptr<Pending> slot, Frame frame);
   asio::awaitable<bool> send(const protocol::Output& out);
   asio::awaitable<bool> send_file(const protocol::FileSlice& slice);
+  asio::awaitable<bool> send_copy(const protocol::FileSlice& slice, std::vector<uint8_t>& chunk);
+  // The byte stream: the socket, or TLS over it.
+  asio::awaitable<size_t> read_some(asio::mutable_buffer to, asio::error_code& ec);
+  asio::awaitable<bool> write_all(asio::const_buffer from);
+  asio::awaitable<bool> tls_handshake();
   void close();
   // Limits (net/limits.h): reading a frame within the request budget, idle close.
   asio::awaitable<bool> read_frame(Frame& frame, size_t size);
@@ -45,6 +53,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void note_activity() { last_activity_ = std::chrono::steady_clock::now(); }
 
   asio::ip::tcp::socket socket_;
+  // TLS listeners: the context (kept alive with the stream) and the stream over socket_.
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  std::unique_ptr<asio::ssl::stream<asio::ip::tcp::socket&>> tls_;
+  std::shared_ptr<Session> session_;
   size_t shard_;
   const NetConfig& config_;
   RequestHandler& handler_;

@@ -163,7 +163,7 @@ struct TestServer {
     server.start();
   }
   static NetConfig& prepare(NetConfig& c) {
-    c.port = 0;
+    c.listeners[0].port = 0;
     if (c.shards == 1) c.shards = 2;  // connections on different shards
     return c;
   }
@@ -350,7 +350,7 @@ TEST(MaxConnectionsPerIp, OverridesByAddressAndName) {
 
 TEST(MaxConnectionsPerIp, UnresolvableOverrideFailsListen) {
   NetConfig n;
-  n.port = 0;
+  n.listeners[0].port = 0;
   n.max_connections_per_ip_overrides = {{"no-such-host.invalid", 1}};
   TestHandler h;
   Server server(n, h);
@@ -532,7 +532,7 @@ TEST(AcceptBackoff, FdExhaustionCostsNoCpuAndRecovers) {
     rlimit lim{48, 48};
     ::setrlimit(RLIMIT_NOFILE, &lim);
     NetConfig n;
-    n.port = 0;
+    n.listeners[0].port = 0;
     n.shards = 2;
     TestHandler h;
     Server server(n, h);

@@ -57,7 +57,12 @@ Server::Server(const NetConfig& config, RequestHandler& handler)
     shards_.push_back(std::make_unique<asio::io_context>(1));
     guards_.push_back(asio::make_work_guard(*shards_.back()));
   }
-  accept_timer_ = std::make_unique<asio::steady_timer>(*shards_[0]);
+  for (const Listener& l : config_.listeners) {
+    auto a = std::make_unique<Acceptor>();
+    a->listener = std::make_shared<const Listener>(l);
+    a->timer = std::make_unique<asio::steady_timer>(*shards_[0]);
+    acceptors_.push_back(std::move(a));
+  }
 }
 
 Server::~Server() { stop(); }
@@ -68,45 +73,57 @@ bool Server::listen(std::string& error) {
   quotas_ = std::make_unique<ConnectionQuotas>(config_.max_connections,
                                                config_.max_connections_per_ip, std::move(overrides));
   // A connection closing on any shard wakes an accept loop waiting for a slot.
-  quotas_->set_slot_freed([this] { asio::post(*shards_[0], [this] { accept_timer_->cancel(); }); });
+  quotas_->set_slot_freed([this] {
+    asio::post(*shards_[0], [this] {
+      for (auto& a : acceptors_) a->timer->cancel();
+    });
+  });
+  for (auto& a : acceptors_) {
+    if (!listen_on(*a, error)) return false;
+  }
+  return true;
+}
+
+bool Server::listen_on(Acceptor& a, std::string& error) {
+  const Listener& l = *a.listener;
   asio::error_code ec;
-  const auto address = asio::ip::make_address(config_.host, ec);
+  const auto address = asio::ip::make_address(l.host, ec);
   if (ec) {
-    error = "bad listener host " + config_.host + ": " + ec.message();
+    error = "bad listener host " + l.host + " (" + l.name + "): " + ec.message();
     return false;
   }
-  acceptor_ = std::make_unique<asio::ip::tcp::acceptor>(*shards_[0]);
-  const asio::ip::tcp::endpoint ep(address, config_.port);
-  acceptor_->open(ep.protocol(), ec);
-  if (!ec) acceptor_->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(ep, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
+  a.socket = std::make_unique<asio::ip::tcp::acceptor>(*shards_[0]);
+  const asio::ip::tcp::endpoint ep(address, l.port);
+  a.socket->open(ep.protocol(), ec);
+  if (!ec) a.socket->set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) a.socket->bind(ep, ec);
+  if (!ec) a.socket->listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    error = "cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " +
-            ec.message();
+    error = "cannot listen on " + l.host + ":" + std::to_string(l.port) + " (" + l.name +
+            "): " + ec.message();
     return false;
   }
-  port_ = acceptor_->local_endpoint().port();
+  a.port = a.socket->local_endpoint().port();
   return true;
 }
 
 // max.connections is reached: like Kafka's acceptor, stop accepting (new connections
 // wait in the listen backlog) until a connection closes. False once the listener closed.
-asio::awaitable<bool> Server::wait_for_connection_slot() {
+asio::awaitable<bool> Server::wait_for_connection_slot(Acceptor& a) {
   static LogLimit limit("max.connections reached");
   while (!quotas_->try_reserve()) {
     limit.warn("max.connections={} reached: not accepting until a connection closes",
                quotas_->max_total());
     // Woken when a slot frees; the timeout is a fallback, not the mechanism.
-    accept_timer_->expires_after(std::chrono::seconds(1));
+    a.timer->expires_after(std::chrono::seconds(1));
     asio::error_code ec;
-    co_await accept_timer_->async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (!acceptor_->is_open()) co_return false;
+    co_await a.timer->async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (!a.socket->is_open()) co_return false;
   }
   co_return true;
 }
 
-asio::awaitable<void> Server::back_off_after(const asio::error_code& ec,
+asio::awaitable<void> Server::back_off_after(Acceptor& a, const asio::error_code& ec,
                                              std::chrono::milliseconds& backoff) {
   static LogLimit exhausted("accept failed: out of resources");
   static LogLimit other("accept failed");
@@ -117,13 +134,14 @@ asio::awaitable<void> Server::back_off_after(const asio::error_code& ec,
     co_return;
   }
   exhausted.warn("accept failed: {}; retrying in {} ms", ec.message(), backoff.count());
-  accept_timer_->expires_after(backoff);
+  a.timer->expires_after(backoff);
   asio::error_code wait_ec;
-  co_await accept_timer_->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
+  co_await a.timer->async_wait(asio::redirect_error(asio::use_awaitable, wait_ec));
   backoff = std::min(backoff * 2, kAcceptBackoffMax);
 }
 
-void Server::admit(asio::ip::tcp::socket socket, size_t shard) {
+void Server::admit(const std::shared_ptr<const Listener>& listener, asio::ip::tcp::socket socket,
+                   size_t shard) {
   static LogLimit over_ip("closing: max.connections.per.ip");
   asio::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
@@ -139,36 +157,36 @@ void Server::admit(asio::ip::tcp::socket socket, size_t shard) {
     return;
   }
   ConnectionSlot slot(quotas_.get(), address);
-  auto conn = std::make_shared<Connection>(std::move(socket), shard, config_, handler_,
+  auto conn = std::make_shared<Connection>(std::move(socket), shard, config_, listener, handler_,
                                            std::move(slot), budget_);
   asio::post(*shards_[shard], [conn] { conn->start(); });
 }
 
-asio::awaitable<void> Server::accept_loop() {
+asio::awaitable<void> Server::accept_loop(Acceptor& a) {
   std::chrono::milliseconds backoff = kAcceptBackoffFirst;
   for (;;) {
-    if (!co_await wait_for_connection_slot()) co_return;
+    if (!co_await wait_for_connection_slot(a)) co_return;
     const size_t shard = next_shard_ % shards_.size();
     asio::error_code ec;
-    auto socket = co_await acceptor_->async_accept(*shards_[shard],
-                                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (ec == asio::error::operation_aborted || !acceptor_->is_open()) {
+    auto socket = co_await a.socket->async_accept(*shards_[shard],
+                                                  asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == asio::error::operation_aborted || !a.socket->is_open()) {
       quotas_->unreserve();
       co_return;
     }
     if (ec) {
       quotas_->unreserve();
-      co_await back_off_after(ec, backoff);
+      co_await back_off_after(a, ec, backoff);
       continue;
     }
     backoff = kAcceptBackoffFirst;
     ++next_shard_;
-    admit(std::move(socket), shard);
+    admit(a.listener, std::move(socket), shard);
   }
 }
 
 void Server::start() {
-  asio::co_spawn(*shards_[0], accept_loop(), asio::detached);
+  for (auto& a : acceptors_) asio::co_spawn(*shards_[0], accept_loop(*a), asio::detached);
   for (size_t i = 0; i < shards_.size(); ++i) {
     threads_.emplace_back([c = shards_[i].get(), i] {
       set_current_shard(int(i));
@@ -179,12 +197,12 @@ void Server::start() {
 }
 
 void Server::stop() {
-  if (acceptor_) {
-    asio::post(*shards_[0], [this] {
+  asio::post(*shards_[0], [this] {
+    for (auto& a : acceptors_) {
       asio::error_code ec;
-      acceptor_->close(ec);
-    });
-  }
+      if (a->socket) a->socket->close(ec);
+    }
+  });
   guards_.clear();
   for (auto& ctx : shards_) ctx->stop();
   for (auto& t : threads_) {

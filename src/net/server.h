@@ -23,6 +23,7 @@
 
 #include "net/request_order.h"
 #include "net/limits.h"
+#include "net/session.h"
 #include "protocol/output.h"
 
 namespace strata::net {
@@ -55,6 +56,8 @@ struct Frame {
   std::string client_address;  // "ip:port" of the peer
   size_t shard = 0;            // the shard the connection lives on
   Turn turn;                   // its place in the connection's order (request_order.h)
+  // The connection's session (listener, principal, SASL state); never null.
+  std::shared_ptr<Session> session;
   // This frame's share of queued.max.request.bytes, given back when the frame is
   // destroyed, that is when its handling finishes (net/limits.h).
   BudgetLease budget;
@@ -69,10 +72,12 @@ class RequestHandler {
 };
 
 struct NetConfig {
-  std::string host = "127.0.0.1";
-  uint16_t port = 9092;
+  std::vector<Listener> listeners{Listener{}};  // at least one
   size_t shards = 1;
   int32_t socket_request_max_bytes = 104857600;      // socket.request.max.bytes
+  // sasl.server.max.receive.size: the largest frame before a SASL listener's connection
+  // has authenticated (Kafka's default).
+  int32_t sasl_server_max_receive_size = 524288;
   size_t max_inflight_per_connection = 64;           // pipelined requests handled at once
   // Limits (net/README.md "Limits"), with Kafka's names and defaults except where noted.
   int32_t max_connections = ConnectionQuotas::kUnlimited;         // max.connections
@@ -95,9 +100,10 @@ class Server {
   Server(const NetConfig& config, RequestHandler& handler);
   ~Server();
 
-  // Binds the listener; false with a message when the port cannot be had.
+  // Binds every listener; false with a message when a port cannot be had.
   bool listen(std::string& error);
-  uint16_t bound_port() const { return port_; }
+  // The port listener `i` (in NetConfig::listeners order) is bound to.
+  uint16_t bound_port(size_t i = 0) const { return acceptors_.empty() ? 0 : acceptors_[i]->port; }
   // Starts one thread per shard; returns immediately.
   void start();
   // Stops accepting, closes connections, joins the threads.
@@ -114,11 +120,21 @@ class Server {
   static constexpr std::chrono::milliseconds kAcceptBackoffMax{1000};
 
  private:
-  asio::awaitable<void> accept_loop();
-  asio::awaitable<bool> wait_for_connection_slot();
-  asio::awaitable<void> back_off_after(const asio::error_code& ec,
+  // One listener's socket and its accept loop's timer (backoff, waiting for a slot).
+  struct Acceptor {
+    std::shared_ptr<const Listener> listener;
+    std::unique_ptr<asio::ip::tcp::acceptor> socket;
+    std::unique_ptr<asio::steady_timer> timer;  // shard 0
+    uint16_t port = 0;
+  };
+
+  bool listen_on(Acceptor& a, std::string& error);
+  asio::awaitable<void> accept_loop(Acceptor& a);
+  asio::awaitable<bool> wait_for_connection_slot(Acceptor& a);
+  asio::awaitable<void> back_off_after(Acceptor& a, const asio::error_code& ec,
                                        std::chrono::milliseconds& backoff);
-  void admit(asio::ip::tcp::socket socket, size_t shard);
+  void admit(const std::shared_ptr<const Listener>& listener, asio::ip::tcp::socket socket,
+             size_t shard);
 
   NetConfig config_;
   RequestHandler& handler_;
@@ -129,9 +145,7 @@ class Server {
   std::vector<std::unique_ptr<asio::io_context>> shards_;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> guards_;
   std::vector<std::thread> threads_;
-  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
-  std::unique_ptr<asio::steady_timer> accept_timer_;  // shard 0: backoff, slot freed
-  uint16_t port_ = 0;
+  std::vector<std::unique_ptr<Acceptor>> acceptors_;  // one per listener
   size_t next_shard_ = 0;
 };
 

@@ -25,6 +25,11 @@ struct Splice {
 struct Output {
   std::vector<uint8_t> bytes;
   std::vector<Splice> splices;  // in increasing `at` order
+  // Sent even with no bytes (the answer to a raw SASL token is a bare size prefix,
+  // possibly 0); otherwise an empty Output means "no response" (acks=0).
+  bool always_send = false;
+  // The connection closes once this response is sent (a failed authentication).
+  bool close_after = false;
 
   uint64_t total_size() const {
     uint64_t n = bytes.size();

@@ -9,6 +9,7 @@
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/leader_election_command.h"
+#include "tools/user_command.h"
 #include "tools/reassign_command.h"
 #include "tools/topic_command.h"
 #include "tools/txn_command.h"
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
   strata::tools::add_group_command(app, group);
   strata::tools::TxnArgs txn;
   strata::tools::add_txn_command(app, txn);
+  strata::tools::UserArgs user;
+  strata::tools::add_user_command(app, user);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("topic")) return strata::tools::run_topic(topic, std::cout, std::cerr);
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
   if (app.got_subcommand("txn")) return strata::tools::run_txn(txn, std::cout, std::cerr);
+  if (app.got_subcommand("user")) return strata::tools::run_user(user, std::cout, std::cerr);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

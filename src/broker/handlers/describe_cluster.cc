@@ -41,7 +41,10 @@ asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker&,
   const ClusterMeta& cluster = ctx.metadata->cluster();
   r.cluster_id = cluster.cluster_id;
   r.controller_id = cluster.controller_id;
-  for (const BrokerMeta& b : cluster.brokers) r.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  const std::string& listener = ctx.session().listener->name;
+  for (const BrokerMeta& b : cluster.brokers) {
+    if (auto e = b.address(listener)) r.brokers.push_back({b.node_id, e->host, e->port, b.rack});
+  }
   if (request.include_cluster_authorized_operations) {
     r.cluster_authorized_operations = kClusterOperations;
   }

@@ -333,7 +333,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
   r.session_id = outcome.session_id;
   if (version >= 16) {
     for (size_t i : outcome.included) {
-      add_leader_hint(*ctx.metadata, refs[i], parts[i].error_code, parts[i].current_leader, r.node_endpoints);
+      add_leader_hint(*ctx.metadata, ctx.session().listener->name, refs[i], parts[i].error_code, parts[i].current_leader, r.node_endpoints);
     }
   }
   assemble(r, fetch.partitions, parts, outcome.included, version >= 13);

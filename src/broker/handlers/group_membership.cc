@@ -21,7 +21,7 @@ constexpr int8_t kTransactionKey = 1;
 // __consumer_offsets (groups) or __transaction_state (transactional ids), this node on
 // the single node (the internal topic is created on first use); share groups have no
 // coordinator here.
-void find_one(Broker& broker, int8_t key_type, bool ready, const std::string& key, int16_t& error,
+void find_one(Broker& broker, const std::string& listener, int8_t key_type, bool ready, const std::string& key, int16_t& error,
               std::optional<std::string>& message, int32_t& node, std::string& host, int32_t& port) {
   node = -1;
   host = "";
@@ -37,29 +37,23 @@ void find_one(Broker& broker, int8_t key_type, bool ready, const std::string& ke
                                     : "the __transaction_state topic could not be created";
     return;
   }
-  if (broker.in_cluster()) {
-    auto snapshot = broker.metadata();
-    const int32_t leader = key_type == kGroupKey ? group_coordinator(broker, *snapshot, key)
+  auto snapshot = broker.metadata();
+  const int32_t leader = !broker.in_cluster()   ? broker.config().node_id
+                         : key_type == kGroupKey ? group_coordinator(broker, *snapshot, key)
                                                  : txn_coordinator(broker, *snapshot, key);
-    const BrokerMeta* b = snapshot->cluster().broker(leader);
-    if (b == nullptr) {
-      error = kafka_error::kCoordinatorNotAvailable;
-      message = key_type == kGroupKey ? "the group's __consumer_offsets partition has no leader"
-                                      : "the transactional id's __transaction_state partition has no leader";
-      return;
-    }
-    error = 0;
-    message = std::nullopt;
-    node = b->node_id;
-    host = b->host;
-    port = b->port;
+  const BrokerMeta* b = snapshot->cluster().broker(leader);
+  const auto address = b == nullptr ? std::nullopt : b->address(listener);
+  if (!address) {
+    error = kafka_error::kCoordinatorNotAvailable;
+    message = key_type == kGroupKey ? "the group's __consumer_offsets partition has no leader"
+                                    : "the transactional id's __transaction_state partition has no leader";
     return;
   }
   error = 0;
   message = std::nullopt;
-  node = broker.config().node_id;
-  host = broker.config().advertised_host_or_listener();
-  port = broker.config().advertised_port_or_listener();
+  node = b->node_id;
+  host = address->host;
+  port = address->port;
 }
 
 }  // namespace
@@ -72,14 +66,14 @@ asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker,
   if (request.key_type == kGroupKey) ready = co_await broker.ensure_offsets_topic();
   if (request.key_type == kTransactionKey) ready = co_await broker.ensure_txn_topic();
   if (ctx.header.api_version < 4) {
-    find_one(broker, request.key_type, ready, request.key, r.error_code, r.error_message, r.node_id,
+    find_one(broker, ctx.session().listener->name, request.key_type, ready, request.key, r.error_code, r.error_message, r.node_id,
              r.host, r.port);
     co_return r;
   }
   for (const std::string& key : request.coordinator_keys) {
     FindCoordinatorResponse::Coordinator c;
     c.key = key;
-    find_one(broker, request.key_type, ready, key, c.error_code, c.error_message, c.node_id, c.host,
+    find_one(broker, ctx.session().listener->name, request.key_type, ready, key, c.error_code, c.error_message, c.node_id, c.host,
              c.port);
     r.coordinators.push_back(std::move(c));
   }

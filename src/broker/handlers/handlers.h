@@ -37,6 +37,10 @@
 #include "protocol/apis/offset_fetch.h"
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
+#include "protocol/apis/sasl_authenticate.h"
+#include "protocol/apis/sasl_handshake.h"
+#include "protocol/apis/alter_user_scram_credentials.h"
+#include "protocol/apis/describe_user_scram_credentials.h"
 #include "protocol/apis/sync_group.h"
 #include "protocol/apis/txn_offset_commit.h"
 #include "protocol/apis/write_txn_markers.h"
@@ -85,7 +89,15 @@ STRATA_HANDLER(handle_txn_offset_commit, TxnOffsetCommit);
 STRATA_HANDLER(handle_describe_producers, DescribeProducers);
 STRATA_HANDLER(handle_describe_transactions, DescribeTransactions);
 STRATA_HANDLER(handle_list_transactions, ListTransactions);
+STRATA_HANDLER(handle_sasl_handshake, SaslHandshake);
+STRATA_HANDLER(handle_sasl_authenticate, SaslAuthenticate);
+STRATA_HANDLER(handle_describe_user_scram_credentials, DescribeUserScramCredentials);
+STRATA_HANDLER(handle_alter_user_scram_credentials, AlterUserScramCredentials);
 
 #undef STRATA_HANDLER
+
+// A raw SASL token after SaslHandshake v0 (no request header): the answer, sent as a bare
+// size-prefixed frame; null closes the connection (a failed authentication).
+asio::awaitable<std::optional<protocol::Output>> handle_raw_sasl_token(Broker& broker, net::Frame& frame);
 
 }  // namespace strata::broker

@@ -54,7 +54,10 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
   // Held: auto-creation below replaces ctx.metadata.
   const std::shared_ptr<const ClusterMeta> cluster_ptr = ctx.metadata->cluster_ptr();
   const ClusterMeta& cluster = *cluster_ptr;
-  for (const BrokerMeta& b : cluster.brokers) r.brokers.push_back({b.node_id, b.host, b.port, b.rack});
+  const std::string& listener = ctx.session().listener->name;
+  for (const BrokerMeta& b : cluster.brokers) {
+    if (auto e = b.address(listener)) r.brokers.push_back({b.node_id, e->host, e->port, b.rack});
+  }
   r.cluster_id = cluster.cluster_id;
   r.controller_id = cluster.controller_id;
   const int16_t version = ctx.header.api_version;

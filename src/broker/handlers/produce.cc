@@ -255,7 +255,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
       pr.base_offset = job.out.base_offset;
       pr.log_append_time_ms = job.out.log_append_time;
       pr.log_start_offset = job.out.log_start_offset;
-      add_leader_hint(*ctx.metadata, job.ref, pr.error_code, pr.current_leader, r.node_endpoints);
+      add_leader_hint(*ctx.metadata, ctx.session().listener->name, job.ref, pr.error_code, pr.current_leader, r.node_endpoints);
       tr.partition_responses.push_back(std::move(pr));
       ++at;
     }

@@ -9,6 +9,7 @@
 #include "protocol/apis/add_partitions_to_txn.h"
 #include "protocol/apis/alter_configs.h"
 #include "protocol/apis/alter_partition_reassignments.h"
+#include "protocol/apis/alter_user_scram_credentials.h"
 #include "protocol/apis/api_versions.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
@@ -21,6 +22,7 @@
 #include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/describe_producers.h"
 #include "protocol/apis/describe_transactions.h"
+#include "protocol/apis/describe_user_scram_credentials.h"
 #include "protocol/apis/elect_leaders.h"
 #include "protocol/apis/end_txn.h"
 #include "protocol/apis/fetch.h"
@@ -40,6 +42,8 @@
 #include "protocol/apis/offset_fetch.h"
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
+#include "protocol/apis/sasl_authenticate.h"
+#include "protocol/apis/sasl_handshake.h"
 #include "protocol/apis/sync_group.h"
 #include "protocol/apis/txn_offset_commit.h"
 #include "protocol/apis/write_txn_markers.h"
@@ -82,4 +86,8 @@
   X(ListTransactions)            \
   X(ElectLeaders)                \
   X(AlterPartitionReassignments) \
-  X(ListPartitionReassignments)
+  X(ListPartitionReassignments) \
+  X(SaslHandshake)               \
+  X(SaslAuthenticate)            \
+  X(DescribeUserScramCredentials) \
+  X(AlterUserScramCredentials)
