@@ -143,7 +143,10 @@ Result<std::string, ScramError> ScramServer::on_client_final(std::string_view me
   if (parsed->channel_binding != client_first_.gs2_header) {
     return fail(failure("channel binding does not match the gs2 header"));
   }
-  if (parsed->nonce != client_first_.nonce + server_nonce_) {
+  // Kafka checks that the final nonce ends with the server-first nonce, not that it
+  // equals it: librdkafka sends its own nonce again in front of the server's whole one
+  // (cnonce + cnonce + snonce), and Kafka accepts that, so Strata must too.
+  if (!std::string_view(parsed->nonce).ends_with(client_first_.nonce + server_nonce_)) {
     return fail(failure("invalid client nonce in the final client message"));
   }
   const size_t digest = scram_digest_bytes(mechanism_);

@@ -13,6 +13,8 @@
 //   and 4096 iterations, so the first step looks the same as for a real user; they
 //   fail at the final step with the same error as a wrong password. (Kafka fails
 //   them at the first step, which tells a client which users exist.)
+// - The final nonce must end with the server-first nonce (Kafka's check: librdkafka
+//   repeats its own nonce in front).
 // - The channel binding c= must decode to the gs2 header of the first message
 //   (Kafka does not check it; RFC 5802 requires it).
 // - The auth message is built from the messages as received (RFC 5802), which is what
