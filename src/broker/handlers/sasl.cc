@@ -142,6 +142,9 @@ asio::awaitable<SaslAuthenticateResponse> handle_sasl_authenticate(Broker& broke
 }
 
 asio::awaitable<std::optional<protocol::Output>> handle_raw_sasl_token(Broker& broker, net::Frame& frame) {
+  // In the connection's order, like every request: a client pipelining raw tokens must
+  // not run two steps of one exchange at once (the turn is released with the frame).
+  co_await frame.turn.acquire();
   net::Session& session = *frame.session;
   auto* step = dynamic_cast<SaslStep*>(session.exchange.get());
   if (step == nullptr) co_return std::nullopt;

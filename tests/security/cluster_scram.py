@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""Issue 17 in a cluster: two brokers on one etcd, each with a PLAINTEXT and a
+SASL_PLAINTEXT listener. A SCRAM user made through broker 1 logs in at broker 2 (the
+credential lives in etcd, /config/users/<user>); a client on the SASL listener is given
+both brokers' SASL endpoints in Metadata (the listener it came in on), produces to a
+topic led by either broker and reads it back; a credential deleted through broker 2 no
+longer logs in at broker 1.
+Usage: cluster_scram.py PATH/TO/strata"""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "cluster"))
+sys.path.insert(0, os.path.join(HERE, "..", "compat"))
+
+from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from harness import Cluster  # noqa: E402
+from strata_broker import check, free_port  # noqa: E402
+
+
+def sasl_conf(port, password="carol-secret"):
+    return {"bootstrap.servers": "127.0.0.1:%d" % port, "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "carol", "sasl.password": password}
+
+
+def user(binary, bootstrap, *args):
+    return subprocess.run([binary, "user", "--bootstrap-server", bootstrap, *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def main():
+    binary = sys.argv[1]
+    sasl_ports = {1: free_port(), 2: free_port()}
+    cluster = Cluster(binary, brokers=2, overrides={
+        "sasl.enabled.mechanisms": "SCRAM-SHA-512", "inter.broker.listener.name": "PLAINTEXT",
+        "offsets.topic.replication.factor": "1", "offsets.topic.num.partitions": "1"})
+    for node, port in sasl_ports.items():
+        b = cluster.broker(node)
+        b.overrides["listeners"] = "PLAINTEXT://%s,SASL_PLAINTEXT://127.0.0.1:%d" % (b.bootstrap, port)
+    with cluster:
+        cluster.wait_for("2 brokers", lambda brokers, controller, cid: len(brokers) == 2)
+        add = user(binary, cluster.broker(1).bootstrap, "--alter", "--add-config",
+                   "SCRAM-SHA-512=[password=carol-secret]", "--entity-name", "carol")
+        check(add.returncode == 0, "carol's credential made through broker 1: %s%s" % (add.stdout, add.stderr))
+        desc = user(binary, cluster.broker(2).bootstrap, "--describe")
+        check("user-principal 'carol' are SCRAM-SHA-512=iterations=4096" in desc.stdout,
+              "broker 2 describes it: %s" % desc.stdout.strip())
+        admin = AdminClient(sasl_conf(sasl_ports[2]))
+        md = admin.list_topics(timeout=10)
+        ports = sorted(b.port for b in md.brokers.values())
+        check(ports == sorted(sasl_ports.values()),
+              "a client logged in at broker 2 sees both brokers' SASL endpoints %s" % ports)
+        for f in admin.create_topics([NewTopic("secured", 2, 1)]).values():
+            f.result(30)
+        errors = []
+        p = Producer(dict(sasl_conf(sasl_ports[2]), error_cb=errors.append))
+        for i in range(40):
+            p.produce("secured", b"v%d" % i, partition=i % 2)
+        check(p.flush(30) == 0 and not errors, "40 records produced over SASL to both brokers' partitions")
+        c = Consumer(dict(sasl_conf(sasl_ports[1]), **{"group.id": "g", "auto.offset.reset": "earliest"}))
+        c.subscribe(["secured"])
+        got, deadline = set(), time.time() + 30
+        while len(got) < 40 and time.time() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error():
+                got.add(m.value())
+        c.close()
+        check(len(got) == 40, "read back through broker 1's SASL listener (%d of 40)" % len(got))
+        rm = user(binary, cluster.broker(2).bootstrap, "--alter", "--delete-config", "SCRAM-SHA-512",
+                  "--entity-name", "carol")
+        check(rm.returncode == 0, "deleted through broker 2")
+        errors = []
+        p = Producer(dict(sasl_conf(sasl_ports[1]), error_cb=errors.append, **{"message.timeout.ms": 4000}))
+        p.produce("secured", b"late")
+        p.flush(8)
+        check(any("Authentication failed" in str(e) for e in errors),
+              "broker 1 refuses carol at once: %s" % (errors[:1],))
+    print("cluster SCRAM: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
