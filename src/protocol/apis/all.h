@@ -11,11 +11,14 @@
 #include "protocol/apis/alter_partition_reassignments.h"
 #include "protocol/apis/alter_user_scram_credentials.h"
 #include "protocol/apis/api_versions.h"
+#include "protocol/apis/create_acls.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
+#include "protocol/apis/delete_acls.h"
 #include "protocol/apis/delete_groups.h"
 #include "protocol/apis/delete_records.h"
 #include "protocol/apis/delete_topics.h"
+#include "protocol/apis/describe_acls.h"
 #include "protocol/apis/describe_cluster.h"
 #include "protocol/apis/describe_configs.h"
 #include "protocol/apis/describe_groups.h"
@@ -73,6 +76,9 @@
   X(EndTxn)                     \
   X(WriteTxnMarkers)            \
   X(TxnOffsetCommit)            \
+  X(DescribeAcls)               \
+  X(CreateAcls)                 \
+  X(DeleteAcls)                 \
   X(DescribeConfigs)            \
   X(AlterConfigs)               \
   X(DescribeLogDirs)            \
