@@ -16,6 +16,7 @@
 #include "broker/replica_fetcher.h"
 #include "broker/txn_log.h"
 #include "broker/handlers/handlers.h"
+#include "broker/authorizer.h"
 #include "broker/sasl.h"
 #include "broker/scram_store.h"
 #include "broker/tls_context.h"
@@ -93,6 +94,9 @@ Result<void, std::string> Broker::start() {
   net::NetConfig n;
   auto listeners = make_listeners();
   if (!listeners) return fail(listeners.error());
+  auto authorizer = Authorizer::create(config_);
+  if (!authorizer) return fail(authorizer.error());
+  authorizer_ = std::move(*authorizer);
   n.listeners = std::move(*listeners);
   n.sasl_server_max_receive_size = config_.security.sasl_server_max_receive_size;
   n.shards = config_.shards > 0 ? size_t(config_.shards)
@@ -400,6 +404,18 @@ size_t Broker::owner_shard(const storage::TopicPartition& tp) const {
 
 namespace {
 
+// APIs whose handlers make Kafka's own ACL checks. With an authorizer, every other API
+// (administration not yet given its per-resource checks) needs ALTER on the CLUSTER, so
+// nothing is left open: closed, not guessed.
+bool checks_own_acls(int16_t api_key) {
+  static constexpr int16_t kChecked[] = {0,  1,  2,  3,  8,  9,  10, 11, 12, 13, 14, 17, 18,
+                                         19, 20, 22, 23, 29, 30, 31, 36, 50, 51, 60};
+  for (int16_t k : kChecked) {
+    if (k == api_key) return true;
+  }
+  return false;
+}
+
 // Kafka's SASL gate: before authentication (and after a KIP-368 session expired) only
 // ApiVersions, SaslHandshake and SaslAuthenticate are served.
 bool may_serve(const net::Session& session, int16_t api_key) {
@@ -425,6 +441,15 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
                session.authenticated ? "session expired, re-authentication required before a"
                                      : "not authenticated, SASL required before a",
                prefix->api_key, session.listener->name);
+    co_return std::nullopt;
+  }
+  if (authorizer_->enabled() && !checks_own_acls(prefix->api_key) &&
+      !authorizer_->allowed(session.principal, client_host(frame.client_address), security::AclOperation::kAlter,
+                            security::ResourceType::kCluster, "kafka-cluster")) {
+    static LogLimit limit("closing: API needs ALTER on the cluster");
+    limit.warn("closing {}: API key {} needs ALTER on the cluster for {} (Strata checks it per resource "
+               "only for the data and group APIs so far)",
+               frame.client_address, prefix->api_key, session.principal);
     co_return std::nullopt;
   }
   const ApiEntry* api = find_api(prefix->api_key);

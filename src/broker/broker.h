@@ -48,6 +48,7 @@ enum class ElectionType : int8_t;  // cluster/elections.h
 namespace strata::broker {
 
 class MetricsServer;
+class Authorizer;
 class SaslMechanisms;
 class ScramStore;
 class TlsContextSource;
@@ -102,6 +103,7 @@ class Broker : public net::RequestHandler {
   const BrokerConfig& config() const { return config_; }
   // Security (broker/sasl.h, broker/scram_store.h): set once start() returns.
   SaslMechanisms& sasl() { return *sasl_; }
+  Authorizer& authorizer() { return *authorizer_; }
   ScramStore& scram_store() { return *scram_store_; }
   // The port listener `name` is bound to (0: no such listener).
   uint16_t port_of(const std::string& listener) const;
@@ -343,6 +345,8 @@ class Broker : public net::RequestHandler {
   // TLS listeners' contexts, by listener name.
   std::map<std::string, std::shared_ptr<TlsContextSource>> tls_;
   std::unique_ptr<ScramStore> scram_store_;
+  // Made before the cluster is joined (its views carry the ACLs).
+  std::unique_ptr<Authorizer> authorizer_;
   std::unique_ptr<SaslMechanisms> sasl_;
   std::unique_ptr<net::Server> server_;
   // After server_: group timers live on its shards and must go first.

@@ -6,6 +6,7 @@
 #include <cassert>
 
 #include "broker/broker.h"
+#include "broker/authorizer.h"
 #include "broker/replica_fetcher.h"
 #include "client/peer_pool.h"
 #include "cluster/node.h"
@@ -85,6 +86,7 @@ client::PeerPool& Broker::peers() {
 void Broker::on_cluster_view(const std::shared_ptr<const cluster::ClusterView>& view) {
   auto meta = meta_of(*view, logs_->cluster_id());
   dynamic_.update(config_.node_id, *view);
+  if (authorizer_) authorizer_->on_view(view->acls);
   {
     std::lock_guard lock(publish_mu_);
     cluster_view_ = view;

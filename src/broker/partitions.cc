@@ -1,5 +1,7 @@
 #include "broker/partitions.h"
 
+#include "broker/handlers/authorize.h"
+
 namespace strata::broker {
 
 PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int32_t partition) {
@@ -33,6 +35,11 @@ asio::awaitable<int16_t> auto_create(Broker& broker, RequestContext& ctx, const 
   if (ctx.metadata->topic(topic) != nullptr) co_return kafka_error::kNone;
   if (!broker.config().auto_create_topics_enable) co_return kafka_error::kUnknownTopicOrPartition;
   if (!storage::valid_topic_name(topic)) co_return kafka_error::kInvalidTopic;
+  // With an authorizer, creating needs CREATE on the cluster or the topic (Kafka's rule).
+  if (!cluster_authorized(broker, ctx, AclOperation::kCreate) &&
+      !authorized(broker, ctx, AclOperation::kCreate, ResourceType::kTopic, topic)) {
+    co_return kafka_error::kUnknownTopicOrPartition;
+  }
   const std::map<std::string, std::string> no_configs;
   auto created = co_await broker.create_topic(topic, broker.config().num_partitions, no_configs, false);
   // Created here or, meanwhile, by another request: either way the newest snapshot has it.

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/broker.h"
+#include "broker/authorizer.h"
 #include "broker/sasl.h"
 #include "broker/scram_store.h"
 #include "broker/tls_context.h"
@@ -73,7 +74,9 @@ Result<std::vector<net::Listener>, std::string> Broker::make_listeners() {
 Result<void, std::string> Broker::start_security() {
   if (cluster_) {
     scram_store_ = std::make_unique<EtcdScramStore>(cluster_->etcd(), cluster_->keys());
+    authorizer_->use_etcd(cluster_->etcd(), cluster_->keys());
   } else {
+    if (auto acls = authorizer_->use_file(config_.log_dir); !acls) return fail(acls.error());
     auto store = FileScramStore::open(config_.log_dir);
     if (!store) return fail(store.error());
     scram_store_ = std::move(*store);

@@ -63,9 +63,20 @@ void ViewBuilder::put(ClusterView& v, const KeyValue& kv) const {
       return;
     }
     case Kind::kProducerIds:
+      return;
     case Kind::kOther:
+      if (auto acl = acl_key(kv.key)) v.acls[*acl] = kv.value;
       return;
   }
+}
+
+// A key under the root's ACL prefixes: the part below the root.
+std::optional<std::string> ViewBuilder::acl_key(const std::string& key) const {
+  const std::string& root = keys_.root();
+  if (!key.starts_with(root)) return std::nullopt;
+  std::string rest = key.substr(root.size());
+  if (rest.starts_with("/kafka-acl/") || rest.starts_with("/kafka-acl-extended/")) return rest;
+  return std::nullopt;
 }
 
 void ViewBuilder::erase(ClusterView& v, const std::string& key) const {
@@ -80,7 +91,9 @@ void ViewBuilder::erase(ClusterView& v, const std::string& key) const {
     case Kind::kTopicConfig: v.configs.erase(p.topic); return;
     case Kind::kBrokerConfig: v.broker_configs.erase(p.entity); return;
     case Kind::kProducerIds:
+      return;
     case Kind::kOther:
+      if (auto acl = acl_key(key)) v.acls.erase(*acl);
       return;
   }
 }

@@ -52,6 +52,9 @@ struct ClusterView {
   std::map<std::pair<std::string, int32_t>, StateEntry> states;
   std::map<std::string, ConfigEntry> configs;
   std::map<std::string, ConfigEntry> broker_configs;  // by entity: "<default>" or a node id
+  // ACL keys (/kafka-acl/..., /kafka-acl-extended/..., below the root) and their values,
+  // as written (security/acl.h decodes them).
+  std::map<std::string, std::string> acls;
 
   bool alive(int32_t node) const { return brokers.count(node) != 0; }
   const StateEntry* state(const std::string& topic, int32_t p) const {
@@ -67,6 +70,7 @@ class ViewBuilder {
   void put(ClusterView& v, const KeyValue& kv) const;
   void erase(ClusterView& v, const std::string& key) const;
   void apply(ClusterView& v, const WatchMessage& m) const;
+  std::optional<std::string> acl_key(const std::string& key) const;
 
  private:
   const Keys& keys_;

@@ -18,9 +18,14 @@ struct Names {
   std::string_view pascal;
 };
 constexpr Names kResourceTypeNames[] = {
-    {"UNKNOWN", "Unknown"}, {"ANY", "Any"},         {"TOPIC", "Topic"},
-    {"GROUP", "Group"},     {"CLUSTER", "Cluster"}, {"TRANSACTIONAL_ID", "TransactionalId"},
-    {"DELEGATION_TOKEN", "DelegationToken"},        {"USER", "User"},
+    {"UNKNOWN", "Unknown"},
+    {"ANY", "Any"},
+    {"TOPIC", "Topic"},
+    {"GROUP", "Group"},
+    {"CLUSTER", "Cluster"},
+    {"TRANSACTIONAL_ID", "TransactionalId"},
+    {"DELEGATION_TOKEN", "DelegationToken"},
+    {"USER", "User"},
 };
 constexpr Names kPatternTypeNames[] = {
     {"UNKNOWN", ""}, {"ANY", ""}, {"MATCH", ""}, {"LITERAL", ""}, {"PREFIXED", ""},
@@ -104,10 +109,18 @@ PermissionType permission_type_from_code(int8_t code) {
   return is_code(kPermissionNames, code) ? PermissionType(code) : PermissionType::kUnknown;
 }
 
-std::string_view acl_name(ResourceType v) { return names_of(kResourceTypeNames, acl_code(v)).upper; }
-std::string_view acl_name(PatternType v) { return names_of(kPatternTypeNames, acl_code(v)).upper; }
-std::string_view acl_name(AclOperation v) { return names_of(kOperationNames, acl_code(v)).upper; }
-std::string_view acl_name(PermissionType v) { return names_of(kPermissionNames, acl_code(v)).upper; }
+std::string_view acl_name(ResourceType v) {
+  return names_of(kResourceTypeNames, acl_code(v)).upper;
+}
+std::string_view acl_name(PatternType v) {
+  return names_of(kPatternTypeNames, acl_code(v)).upper;
+}
+std::string_view acl_name(AclOperation v) {
+  return names_of(kOperationNames, acl_code(v)).upper;
+}
+std::string_view acl_name(PermissionType v) {
+  return names_of(kPermissionNames, acl_code(v)).upper;
+}
 
 std::string_view acl_pascal_name(ResourceType v) {
   return names_of(kResourceTypeNames, acl_code(v)).pascal;
@@ -177,7 +190,9 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
-bool is_principal(std::string_view p) { return p.find(':') != std::string_view::npos; }
+bool is_principal(std::string_view p) {
+  return p.find(':') != std::string_view::npos;
+}
 
 std::string principal_error(std::string_view p) {
   return "Could not parse principal from `" + std::string(p) +

@@ -27,22 +27,48 @@ namespace strata::security {
 // ---- Kafka's enums: wire codes, names ----------------------------------------------------
 
 enum class ResourceType : int8_t {
-  kUnknown = 0, kAny = 1, kTopic = 2, kGroup = 3, kCluster = 4,
-  kTransactionalId = 5, kDelegationToken = 6, kUser = 7,
+  kUnknown = 0,
+  kAny = 1,
+  kTopic = 2,
+  kGroup = 3,
+  kCluster = 4,
+  kTransactionalId = 5,
+  kDelegationToken = 6,
+  kUser = 7,
 };
 enum class PatternType : int8_t { kUnknown = 0, kAny = 1, kMatch = 2, kLiteral = 3, kPrefixed = 4 };
 enum class AclOperation : int8_t {
-  kUnknown = 0, kAny = 1, kAll = 2, kRead = 3, kWrite = 4, kCreate = 5, kDelete = 6,
-  kAlter = 7, kDescribe = 8, kClusterAction = 9, kDescribeConfigs = 10, kAlterConfigs = 11,
-  kIdempotentWrite = 12, kCreateTokens = 13, kDescribeTokens = 14,
+  kUnknown = 0,
+  kAny = 1,
+  kAll = 2,
+  kRead = 3,
+  kWrite = 4,
+  kCreate = 5,
+  kDelete = 6,
+  kAlter = 7,
+  kDescribe = 8,
+  kClusterAction = 9,
+  kDescribeConfigs = 10,
+  kAlterConfigs = 11,
+  kIdempotentWrite = 12,
+  kCreateTokens = 13,
+  kDescribeTokens = 14,
 };
 enum class PermissionType : int8_t { kUnknown = 0, kAny = 1, kDeny = 2, kAllow = 3 };
 
 // The wire code, and back: a code Kafka does not define is kUnknown (Kafka's fromCode).
-constexpr int8_t acl_code(ResourceType v) { return static_cast<int8_t>(v); }
-constexpr int8_t acl_code(PatternType v) { return static_cast<int8_t>(v); }
-constexpr int8_t acl_code(AclOperation v) { return static_cast<int8_t>(v); }
-constexpr int8_t acl_code(PermissionType v) { return static_cast<int8_t>(v); }
+constexpr int8_t acl_code(ResourceType v) {
+  return static_cast<int8_t>(v);
+}
+constexpr int8_t acl_code(PatternType v) {
+  return static_cast<int8_t>(v);
+}
+constexpr int8_t acl_code(AclOperation v) {
+  return static_cast<int8_t>(v);
+}
+constexpr int8_t acl_code(PermissionType v) {
+  return static_cast<int8_t>(v);
+}
 ResourceType resource_type_from_code(int8_t code);
 PatternType pattern_type_from_code(int8_t code);
 AclOperation acl_operation_from_code(int8_t code);
@@ -203,11 +229,11 @@ struct AuthorizeRequest {
 // Which rule decided, for the audit line. Kafka names them SuperUser, MatchingAcl(acl=..),
 // DefaultAllow and DefaultDeny; Strata tells DefaultDeny's two cases apart.
 enum class AuthorizeRule : uint8_t {
-  kSuperUser,        // allowed: the principal is in super.users
-  kDenyAcl,          // denied by `acl`: a DENY always wins
-  kAllowAcl,         // allowed by `acl`, no DENY applying
-  kNoAclFound,       // the resource has no ACL at all: allow.everyone.if.no.acl.found
-  kNoAllowAcl,       // denied: the resource has ACLs, none allows this (Kafka's DefaultDeny)
+  kSuperUser,   // allowed: the principal is in super.users
+  kDenyAcl,     // denied by `acl`: a DENY always wins
+  kAllowAcl,    // allowed by `acl`, no DENY applying
+  kNoAclFound,  // the resource has no ACL at all: allow.everyone.if.no.acl.found
+  kNoAllowAcl,  // denied: the resource has ACLs, none allows this (Kafka's DefaultDeny)
 };
 
 struct AuthorizeDecision {

@@ -2,9 +2,8 @@
 // ZooKeeper layout and values for the cluster's etcd keys. nlohmann::json without
 // exceptions: parse(.., allow_exceptions = false), every value's type checked before it
 // is read, and dump with invalid UTF-8 replaced (validation keeps it out anyway).
-#include <nlohmann/json.hpp>
-
 #include <cassert>
+#include <nlohmann/json.hpp>
 
 #include "security/acl.h"
 #include "security/acl_internal.h"
@@ -55,17 +54,20 @@ std::string at_index(size_t i, const std::string& what) {
 // One acls.json entry; validate_acl_binding decides the rest.
 Result<AclBinding, std::string> binding_from(const Json& o) {
   if (!o.is_object()) return fail(std::string("not a JSON object"));
-  static constexpr const char* kKeys[] = {"resourceType", "name", "patternType", "principal",
-                                          "host", "operation", "permissionType"};
+  static constexpr const char* kKeys[] = {"resourceType", "name",      "patternType",   "principal",
+                                          "host",         "operation", "permissionType"};
   std::string v[std::size(kKeys)];
   for (size_t k = 0; k < std::size(kKeys); ++k) {
     auto s = string_at(o, kKeys[k]);
     if (!s) return fail(s.error());
     v[k] = std::move(*s);
   }
-  AclBinding b{resource_type_from_name(v[0]),    std::move(v[1]),
-               pattern_type_from_name(v[2]),     std::move(v[3]),
-               std::move(v[4]),                  acl_operation_from_name(v[5]),
+  AclBinding b{resource_type_from_name(v[0]),
+               std::move(v[1]),
+               pattern_type_from_name(v[2]),
+               std::move(v[3]),
+               std::move(v[4]),
+               acl_operation_from_name(v[5]),
                permission_type_from_name(v[6])};
   auto valid = validate_acl_binding(b);
   if (!valid) return fail(valid.error().message);
@@ -124,7 +126,9 @@ Result<std::vector<AclBinding>, std::string> decode_acls(std::string_view text) 
 
 // ---- the cluster: Kafka's ZooKeeper layout ----------------------------------------------
 
-AclResource resource_of(const AclBinding& b) { return {b.type, b.name, b.pattern}; }
+AclResource resource_of(const AclBinding& b) {
+  return {b.type, b.name, b.pattern};
+}
 
 ZkAclEntry entry_of(const AclBinding& b) {
   return {b.principal, b.permission, b.operation, b.host};
@@ -137,8 +141,7 @@ AclBinding binding_of(const AclResource& r, const ZkAclEntry& e) {
 std::string zk_acl_path(const AclResource& r) {
   assert(r.pattern == PatternType::kLiteral || r.pattern == PatternType::kPrefixed);
   assert(r.type != ResourceType::kUnknown && r.type != ResourceType::kAny);
-  std::string path(r.pattern == PatternType::kLiteral ? kZkLiteralAclPrefix
-                                                      : kZkPrefixedAclPrefix);
+  std::string path(r.pattern == PatternType::kLiteral ? kZkLiteralAclPrefix : kZkPrefixedAclPrefix);
   path.append(acl_pascal_name(r.type)).append("/").append(r.name);
   return path;
 }

@@ -46,7 +46,8 @@ TEST(AclEnums, NamesRoundTripEveryCode) {
     EXPECT_EQ(resource_type_from_name(acl_pascal_name(t)), t);
   }
   for (int8_t c = 0; c <= 4; ++c) {
-    EXPECT_EQ(pattern_type_from_name(acl_name(pattern_type_from_code(c))), pattern_type_from_code(c));
+    EXPECT_EQ(pattern_type_from_name(acl_name(pattern_type_from_code(c))),
+              pattern_type_from_code(c));
   }
   for (int8_t c = 0; c <= 14; ++c) {
     const AT op = acl_operation_from_code(c);
@@ -77,8 +78,8 @@ TEST(AclEnums, ParsesAnyCaseEitherForm) {
   for (std::string_view s : {"Read", "read", "READ", "rEaD"}) {
     EXPECT_EQ(acl_operation_from_name(s), AT::kRead) << s;
   }
-  for (std::string_view s : {"ClusterAction", "clusteraction", "CLUSTERACTION",
-                             "CLUSTER_ACTION", "cluster_action"}) {
+  for (std::string_view s :
+       {"ClusterAction", "clusteraction", "CLUSTERACTION", "CLUSTER_ACTION", "cluster_action"}) {
     EXPECT_EQ(acl_operation_from_name(s), AT::kClusterAction) << s;
   }
   EXPECT_EQ(resource_type_from_name("transactionalid"), RT::kTransactionalId);
@@ -215,28 +216,43 @@ struct FilterCase {
 TEST(AclFilter, KafkasResourcePatternFilterCases) {
   const std::optional<std::string> any;
   const FilterCase cases[] = {
-      {"DifferentResourceType", RT::kTopic, "Name", PT::kLiteral, RT::kGroup, "Name", PT::kLiteral, false},
-      {"DifferentName", RT::kTopic, "Different", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed, false},
-      {"DifferentNameCase", RT::kTopic, "NAME", PT::kLiteral, RT::kTopic, "Name", PT::kLiteral, false},
-      {"DifferentPatternType", RT::kTopic, "Name", PT::kLiteral, RT::kTopic, "Name", PT::kPrefixed, false},
-      {"ResourceTypeIsAny", RT::kAny, "Name", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed, true},
-      {"ResourceNameIsAny", RT::kTopic, any, PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed, true},
+      {"DifferentResourceType", RT::kTopic, "Name", PT::kLiteral, RT::kGroup, "Name", PT::kLiteral,
+       false},
+      {"DifferentName", RT::kTopic, "Different", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed,
+       false},
+      {"DifferentNameCase", RT::kTopic, "NAME", PT::kLiteral, RT::kTopic, "Name", PT::kLiteral,
+       false},
+      {"DifferentPatternType", RT::kTopic, "Name", PT::kLiteral, RT::kTopic, "Name", PT::kPrefixed,
+       false},
+      {"ResourceTypeIsAny", RT::kAny, "Name", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed,
+       true},
+      {"ResourceNameIsAny", RT::kTopic, any, PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed,
+       true},
       {"PatternTypeIsAny", RT::kTopic, any, PT::kAny, RT::kTopic, "Name", PT::kPrefixed, true},
       {"PatternTypeIsMatch", RT::kTopic, any, PT::kMatch, RT::kTopic, "Name", PT::kPrefixed, true},
       {"LiteralExact", RT::kTopic, "Name", PT::kLiteral, RT::kTopic, "Name", PT::kLiteral, true},
       {"LiteralUnderAny", RT::kTopic, "Name", PT::kAny, RT::kTopic, "Name", PT::kLiteral, true},
       {"LiteralUnderMatch", RT::kTopic, "Name", PT::kMatch, RT::kTopic, "Name", PT::kLiteral, true},
-      {"LiteralNotIfNamePrefixed", RT::kTopic, "Name-something", PT::kMatch, RT::kTopic, "Name", PT::kLiteral, false},
+      {"LiteralNotIfNamePrefixed", RT::kTopic, "Name-something", PT::kMatch, RT::kTopic, "Name",
+       PT::kLiteral, false},
       {"LiteralWildcardExact", RT::kTopic, "*", PT::kLiteral, RT::kTopic, "*", PT::kLiteral, true},
-      {"LiteralWildcardNotOtherName", RT::kTopic, "Name", PT::kLiteral, RT::kTopic, "*", PT::kLiteral, false},
-      {"LiteralWildcardNotTheWayAround", RT::kTopic, "*", PT::kLiteral, RT::kTopic, "Name", PT::kLiteral, false},
-      {"LiteralWildcardNotUnderAny", RT::kTopic, "Name", PT::kAny, RT::kTopic, "*", PT::kLiteral, false},
-      {"LiteralWildcardUnderMatch", RT::kTopic, "Name", PT::kMatch, RT::kTopic, "*", PT::kLiteral, true},
+      {"LiteralWildcardNotOtherName", RT::kTopic, "Name", PT::kLiteral, RT::kTopic, "*",
+       PT::kLiteral, false},
+      {"LiteralWildcardNotTheWayAround", RT::kTopic, "*", PT::kLiteral, RT::kTopic, "Name",
+       PT::kLiteral, false},
+      {"LiteralWildcardNotUnderAny", RT::kTopic, "Name", PT::kAny, RT::kTopic, "*", PT::kLiteral,
+       false},
+      {"LiteralWildcardUnderMatch", RT::kTopic, "Name", PT::kMatch, RT::kTopic, "*", PT::kLiteral,
+       true},
       {"PrefixedExact", RT::kTopic, "Name", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed, true},
-      {"BothPrefixedFilterPrefixOfResource", RT::kTopic, "Name", PT::kPrefixed, RT::kTopic, "Name-something", PT::kPrefixed, false},
-      {"BothPrefixedResourcePrefixOfFilter", RT::kTopic, "Name-something", PT::kPrefixed, RT::kTopic, "Name", PT::kPrefixed, false},
-      {"PrefixedNotUnderAny", RT::kTopic, "Name-something", PT::kAny, RT::kTopic, "Name", PT::kPrefixed, false},
-      {"PrefixedUnderMatch", RT::kTopic, "Name-something", PT::kMatch, RT::kTopic, "Name", PT::kPrefixed, true},
+      {"BothPrefixedFilterPrefixOfResource", RT::kTopic, "Name", PT::kPrefixed, RT::kTopic,
+       "Name-something", PT::kPrefixed, false},
+      {"BothPrefixedResourcePrefixOfFilter", RT::kTopic, "Name-something", PT::kPrefixed,
+       RT::kTopic, "Name", PT::kPrefixed, false},
+      {"PrefixedNotUnderAny", RT::kTopic, "Name-something", PT::kAny, RT::kTopic, "Name",
+       PT::kPrefixed, false},
+      {"PrefixedUnderMatch", RT::kTopic, "Name-something", PT::kMatch, RT::kTopic, "Name",
+       PT::kPrefixed, true},
   };
   for (const FilterCase& c : cases) {
     AclFilter f;
@@ -249,7 +265,8 @@ TEST(AclFilter, KafkasResourcePatternFilterCases) {
 }
 
 TEST(AclFilter, EntryPartNullMatchesAnyAndNoImplication) {
-  const AclBinding b = acl(RT::kTopic, "t", PT::kLiteral, "User:alice", "10.0.0.1", AT::kRead, PM::kAllow);
+  const AclBinding b =
+      acl(RT::kTopic, "t", PT::kLiteral, "User:alice", "10.0.0.1", AT::kRead, PM::kAllow);
   AclFilter f;
   EXPECT_TRUE(matches(f, b));
   f.principal = "User:alice";
@@ -281,11 +298,13 @@ TEST(AclSet, SortedWithoutDuplicatesAndImmutable) {
   EXPECT_EQ(s.bindings()[0], b);
   EXPECT_TRUE(s.contains(a));
   const AclSet copy = s;
-  const AclSet more = s.with({a, acl(RT::kGroup, "g", PT::kLiteral, "User:x", "*", AT::kRead, PM::kAllow)});
+  const AclSet more =
+      s.with({a, acl(RT::kGroup, "g", PT::kLiteral, "User:x", "*", AT::kRead, PM::kAllow)});
   EXPECT_EQ(s.size(), 2u);
   EXPECT_EQ(copy.size(), 2u);
   EXPECT_EQ(more.size(), 3u);
-  const AclSet fewer = more.without({a, a, acl(RT::kUser, "u", PT::kLiteral, "User:x", "*", AT::kAll, PM::kDeny)});
+  const AclSet fewer =
+      more.without({a, a, acl(RT::kUser, "u", PT::kLiteral, "User:x", "*", AT::kAll, PM::kDeny)});
   EXPECT_EQ(fewer.size(), 2u);
   EXPECT_FALSE(fewer.contains(a));
   EXPECT_TRUE(more.contains(a));
@@ -431,7 +450,8 @@ TEST(Authorize, KafkasManyAcls) {
 }
 
 TEST(Authorize, LiteralDoesNotActAsPrefix) {
-  const Authz a = with({acl(RT::kTopic, "foo", PT::kLiteral, "User:alice", "*", AT::kRead, PM::kAllow)});
+  const Authz a =
+      with({acl(RT::kTopic, "foo", PT::kLiteral, "User:alice", "*", AT::kRead, PM::kAllow)});
   EXPECT_TRUE(a.allowed("alice", AT::kRead, RT::kTopic, "foo"));
   EXPECT_FALSE(a.allowed("alice", AT::kRead, RT::kTopic, "foobar"));
   EXPECT_EQ(a.decide("alice", AT::kRead, RT::kTopic, "foobar").rule, AuthorizeRule::kNoAclFound);
@@ -483,7 +503,8 @@ TEST(Authorize, KafkasHostCases) {
 }
 
 TEST(Authorize, SuperUserIsAllowedEverythingEvenUnderDeny) {
-  Authz a = with({acl(RT::kCluster, "kafka-cluster", PT::kLiteral, "User:*", "*", AT::kAll, PM::kDeny)});
+  Authz a =
+      with({acl(RT::kCluster, "kafka-cluster", PT::kLiteral, "User:*", "*", AT::kAll, PM::kDeny)});
   const AuthorizeDecision d = a.decide("superman", AT::kAlter, RT::kCluster, "kafka-cluster");
   EXPECT_TRUE(d.allowed);
   EXPECT_EQ(d.rule, AuthorizeRule::kSuperUser);
@@ -530,7 +551,8 @@ TEST(Authorize, KafkasImplications) {
   for (AT op : {AT::kDescribeConfigs, AT::kAlterConfigs}) {
     EXPECT_TRUE(one(op, PM::kAllow).allowed("bob", AT::kDescribeConfigs, RT::kTopic, "foo_bar"));
   }
-  EXPECT_FALSE(one(AT::kDescribeConfigs, PM::kAllow).allowed("bob", AT::kAlterConfigs, RT::kTopic, "foo_bar"));
+  EXPECT_FALSE(one(AT::kDescribeConfigs, PM::kAllow)
+                   .allowed("bob", AT::kAlterConfigs, RT::kTopic, "foo_bar"));
   EXPECT_FALSE(one(AT::kRead, PM::kAllow).allowed("bob", AT::kWrite, RT::kTopic, "foo_bar"));
   EXPECT_FALSE(one(AT::kDescribe, PM::kAllow).allowed("bob", AT::kRead, RT::kTopic, "foo_bar"));
   // A DENY implies nothing: DENY READ leaves DESCRIBE to the ALLOWs.
@@ -549,7 +571,8 @@ TEST(Authorize, KafkasImplications) {
   });
   EXPECT_TRUE(read.allowed("bob", AT::kDescribe, RT::kTopic, "t", "10.0.0.1"));
   EXPECT_FALSE(read.allowed("bob", AT::kRead, RT::kTopic, "t", "10.0.0.1"));
-  EXPECT_FALSE(one(AT::kAlterConfigs, PM::kDeny).allowed("bob", AT::kAlterConfigs, RT::kTopic, "foo_bar"));
+  EXPECT_FALSE(
+      one(AT::kAlterConfigs, PM::kDeny).allowed("bob", AT::kAlterConfigs, RT::kTopic, "foo_bar"));
   EXPECT_FALSE(one(AT::kAll, PM::kDeny).allowed("bob", AT::kDescribe, RT::kTopic, "foo_bar"));
 }
 
@@ -565,9 +588,8 @@ Oracle brute_force(const std::vector<AclBinding>& acls, const AuthorizerConfig& 
   bool any = false, allow = false, deny = false;
   for (const AclBinding& b : acls) {
     if (b.type != r.resource_type) continue;
-    const bool applies = b.pattern == PT::kLiteral
-                             ? (b.name == r.resource_name || b.name == "*")
-                             : r.resource_name.starts_with(b.name);
+    const bool applies = b.pattern == PT::kLiteral ? (b.name == r.resource_name || b.name == "*")
+                                                   : r.resource_name.starts_with(b.name);
     if (!applies) continue;
     any = true;
     if (b.principal != r.principal && b.principal != "User:*") continue;
@@ -577,8 +599,8 @@ Oracle brute_force(const std::vector<AclBinding>& acls, const AuthorizerConfig& 
     } else {
       const AT g = b.operation, w = r.operation;
       allow |= g == AT::kAll || g == w ||
-               (w == AT::kDescribe && (g == AT::kRead || g == AT::kWrite || g == AT::kDelete ||
-                                       g == AT::kAlter)) ||
+               (w == AT::kDescribe &&
+                (g == AT::kRead || g == AT::kWrite || g == AT::kDelete || g == AT::kAlter)) ||
                (w == AT::kDescribeConfigs && g == AT::kAlterConfigs);
     }
   }
@@ -600,9 +622,12 @@ TEST(Authorize, AgreesWithBruteForceOnRandomSets) {
     for (size_t i = 0; i < n; ++i) s += pick('a', 'b', 'c');
     return pick(0, 1, 2, 3, 4, 5, 6, 7) == 0 ? std::string("*") : s;
   };
-  const AT ops[] = {AT::kAll, AT::kRead, AT::kWrite, AT::kDelete, AT::kAlter, AT::kDescribe,
-                    AT::kDescribeConfigs, AT::kAlterConfigs, AT::kCreate};
-  auto op = [&]() { return ops[std::uniform_int_distribution<size_t>(0, std::size(ops) - 1)(rng)]; };
+  const AT ops[] = {AT::kAll,   AT::kRead,     AT::kWrite,           AT::kDelete,
+                    AT::kAlter, AT::kDescribe, AT::kDescribeConfigs, AT::kAlterConfigs,
+                    AT::kCreate};
+  auto op = [&]() {
+    return ops[std::uniform_int_distribution<size_t>(0, std::size(ops) - 1)(rng)];
+  };
   size_t checked = 0;
   for (int round = 0; round < 400; ++round) {
     std::vector<AclBinding> acls;
@@ -620,8 +645,9 @@ TEST(Authorize, AgreesWithBruteForceOnRandomSets) {
       const std::string principal = pick(std::string("User:a"), std::string("User:b"),
                                          std::string("User:c"), std::string("User:root"));
       const std::string resource = name(5);
-      const AuthorizeRequest r{principal, pick(std::string_view("1.1.1.1"), std::string_view("2.2.2.2")),
-                               op(), pick(RT::kTopic, RT::kGroup), resource};
+      const AuthorizeRequest r{principal,
+                               pick(std::string_view("1.1.1.1"), std::string_view("2.2.2.2")), op(),
+                               pick(RT::kTopic, RT::kGroup), resource};
       const AuthorizeDecision got = authorize(a.acls, a.config, r);
       const Oracle want = brute_force(acls, a.config, r);
       ASSERT_EQ(got.allowed, want.allowed) << round << "/" << q << " " << resource;
@@ -689,7 +715,8 @@ TEST(AclsJson, AcceptsKafkasOtherSpellingsAndExtraKeys) {
       R"("comment":"ignored"}],"version":1,"extra":[1,2]})");
   ASSERT_TRUE(back) << back.error();
   ASSERT_EQ(back->size(), 1u);
-  EXPECT_EQ((*back)[0], acl(RT::kTopic, "x", PT::kPrefixed, "User:b", "*", AT::kClusterAction, PM::kDeny));
+  EXPECT_EQ((*back)[0],
+            acl(RT::kTopic, "x", PT::kPrefixed, "User:b", "*", AT::kClusterAction, PM::kDeny));
 }
 
 std::string decode_error(std::string_view text) {
@@ -715,12 +742,14 @@ TEST(AclsJson, NamedRefusals) {
     t.replace(t.find(from), from.size(), to);
     return t;
   };
-  EXPECT_EQ(decode_error(replaced(R"("host":"*",)", "")), "acls[0]: \"host\" is missing or not a string");
+  EXPECT_EQ(decode_error(replaced(R"("host":"*",)", "")),
+            "acls[0]: \"host\" is missing or not a string");
   EXPECT_EQ(decode_error(replaced(R"("name":"a")", R"("name":null)")),
             "acls[0]: \"name\" is missing or not a string");
   EXPECT_EQ(decode_error(replaced("WRITE", "WRITES")), "acls[0]: Invalid operation UNKNOWN");
   EXPECT_EQ(decode_error(replaced("\"ALLOW\"", "\"ANY\"")), "acls[0]: Invalid permissionType ANY");
-  EXPECT_EQ(decode_error(replaced("\"LITERAL\"", "\"MATCH\"")), "acls[0]: Invalid patternType MATCH");
+  EXPECT_EQ(decode_error(replaced("\"LITERAL\"", "\"MATCH\"")),
+            "acls[0]: Invalid patternType MATCH");
   EXPECT_EQ(decode_error(replaced("\"TOPIC\"", "\"ANY\"")), "acls[0]: Invalid resourceType ANY");
   EXPECT_EQ(decode_error(replaced("\"User:alice\"", "\"alice\"")).substr(0, 42),
             "acls[0]: Could not parse principal from `a");
@@ -740,6 +769,14 @@ TEST(AclsJson, EveryTruncationIsRefused) {
     EXPECT_FALSE(decode_acls(std::string_view(text).substr(0, n))) << n;
   }
   EXPECT_TRUE(decode_acls(std::string_view(text).substr(0, text.size() - 1)));
+}
+
+TEST(AclsJson, DeepNestingIsRefusedWithoutRecursion) {
+  const size_t depth = 200000;
+  const std::string text =
+      R"({"version":1,"acls":)" + std::string(depth, '[') + std::string(depth, ']') + "}";
+  EXPECT_EQ(decode_error(text), "acls[0]: not a JSON object");
+  EXPECT_EQ(decode_error(std::string(depth, '[')), "not JSON");
 }
 
 TEST(AclsJson, RandomBytesNeverCrash) {
@@ -764,21 +801,22 @@ TEST(ZkAcls, KafkasPaths) {
             "/kafka-acl/Cluster/kafka-cluster");
   EXPECT_EQ(zk_acl_path({RT::kGroup, "group-1", PT::kPrefixed}),
             "/kafka-acl-extended/prefixed/Group/group-1");
-  EXPECT_EQ(zk_acl_path({RT::kTransactionalId, "tx", PT::kLiteral}), "/kafka-acl/TransactionalId/tx");
-  for (const AclResource& r : {AclResource{RT::kTopic, "a", PT::kLiteral},
-                               AclResource{RT::kGroup, "a/b/", PT::kPrefixed},
-                               AclResource{RT::kDelegationToken, "*", PT::kLiteral},
-                               AclResource{RT::kUser, "User:x", PT::kPrefixed}}) {
+  EXPECT_EQ(zk_acl_path({RT::kTransactionalId, "tx", PT::kLiteral}),
+            "/kafka-acl/TransactionalId/tx");
+  for (const AclResource& r :
+       {AclResource{RT::kTopic, "a", PT::kLiteral}, AclResource{RT::kGroup, "a/b/", PT::kPrefixed},
+        AclResource{RT::kDelegationToken, "*", PT::kLiteral},
+        AclResource{RT::kUser, "User:x", PT::kPrefixed}}) {
     EXPECT_EQ(parse_zk_acl_path(zk_acl_path(r)), r) << zk_acl_path(r);
   }
 }
 
 TEST(ZkAcls, OtherKeysAreNotAcls) {
-  for (std::string_view p : {"", "/kafka-acl", "/kafka-acl/", "/kafka-acl/Topic",
-                             "/kafka-acl/Topic/", "/kafka-acl/Topics/a", "/kafka-acl/Any/a",
-                             "/kafka-acl/Unknown/a", "/kafka-acl-extended/literal/Topic/a",
-                             "/kafka-acl-extended/prefixed/Topic", "/kafka-acl-changes/acl_0001",
-                             "/config/users/alice", "kafka-acl/Topic/a"}) {
+  for (std::string_view p :
+       {"", "/kafka-acl", "/kafka-acl/", "/kafka-acl/Topic", "/kafka-acl/Topic/",
+        "/kafka-acl/Topics/a", "/kafka-acl/Any/a", "/kafka-acl/Unknown/a",
+        "/kafka-acl-extended/literal/Topic/a", "/kafka-acl-extended/prefixed/Topic",
+        "/kafka-acl-changes/acl_0001", "/config/users/alice", "kafka-acl/Topic/a"}) {
     EXPECT_FALSE(parse_zk_acl_path(p)) << p;
   }
 }
@@ -831,11 +869,15 @@ TEST(ZkAcls, NamedRefusals) {
             "acls[0]: Invalid operation UNKNOWN");
   EXPECT_EQ(error(R"({"version":1,"acls":[{)" + entry + R"(,"operation":"Any"}]})"),
             "acls[0]: Invalid operation ANY");
-  EXPECT_EQ(error(R"({"version":1,"acls":[{"principal":"a","permissionType":"Allow","host":"*","operation":"Read"}]})")
-                .substr(0, 39),
-            "acls[0]: Could not parse principal from");
-  EXPECT_EQ(error(R"({"version":1,"acls":[{"principal":"User:a","permissionType":"Any","host":"*","operation":"Read"}]})"),
-            "acls[0]: Invalid permissionType ANY");
+  EXPECT_EQ(
+      error(
+          R"({"version":1,"acls":[{"principal":"a","permissionType":"Allow","host":"*","operation":"Read"}]})")
+          .substr(0, 39),
+      "acls[0]: Could not parse principal from");
+  EXPECT_EQ(
+      error(
+          R"({"version":1,"acls":[{"principal":"User:a","permissionType":"Any","host":"*","operation":"Read"}]})"),
+      "acls[0]: Invalid permissionType ANY");
   EXPECT_EQ(error(std::string(kZkAclsTextBytesMax + 1, ' ')),
             "larger than " + std::to_string(kZkAclsTextBytesMax) + " bytes");
   const std::string text = encode_zk_acls({{"User:a", PM::kAllow, AT::kRead, "*"}});

@@ -101,8 +101,8 @@ void consider_name_and_prefixes(Iter first, Iter last, std::string_view name, Fi
 
 // The LITERAL "*" bindings of the type.
 void consider_wildcard(Iter first, Iter last, Findings& f) {
-  const auto [from, to] = std::equal_range(
-      first, last, kWildcardResource, [](const auto& x, const auto& y) {
+  const auto [from, to] =
+      std::equal_range(first, last, kWildcardResource, [](const auto& x, const auto& y) {
         if constexpr (std::is_same_v<std::decay_t<decltype(x)>, AclBinding>) {
           return std::string_view(x.name) < y;
         } else {

@@ -10,6 +10,7 @@
 #include "tools/group_command.h"
 #include "tools/leader_election_command.h"
 #include "tools/user_command.h"
+#include "tools/acl_command.h"
 #include "tools/reassign_command.h"
 #include "tools/topic_command.h"
 #include "tools/txn_command.h"
@@ -68,6 +69,8 @@ int main(int argc, char** argv) {
   strata::tools::add_txn_command(app, txn);
   strata::tools::UserArgs user;
   strata::tools::add_user_command(app, user);
+  strata::tools::AclArgs acl;
+  strata::tools::add_acl_command(app, acl);
   CLI11_PARSE(app, argc, argv);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("group")) return strata::tools::run_group(group, std::cout, std::cerr);
   if (app.got_subcommand("txn")) return strata::tools::run_txn(txn, std::cout, std::cerr);
   if (app.got_subcommand("user")) return strata::tools::run_user(user, std::cout, std::cerr);
+  if (app.got_subcommand("acl")) return strata::tools::run_acl(acl, std::cout, std::cerr);
   if (app.got_subcommand("dump-log")) {
     std::ios::sync_with_stdio(false);
     return strata::tools::run_dump_log(dump, std::cout, std::cerr);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/leader_epochs.h"
 #include "broker/partitions.h"
@@ -137,6 +138,21 @@ std::vector<PartitionRef> resolve_all(Broker& broker, const MetadataSnapshot& sn
     }
   }
   return refs;
+}
+
+// Kafka's checks: a follower's fetch needs CLUSTER_ACTION on the cluster, a consumer's
+// READ on each topic; a partition that fails answers TOPIC_AUTHORIZATION_FAILED (before
+// any other error, so an unauthorized client learns nothing of the topic).
+void authorize_all(Broker& broker, const RequestContext& ctx, bool follower,
+                   const std::vector<FetchWant>& wants, std::vector<PartitionRef>& refs) {
+  if (!broker.authorizer().enabled()) return;
+  const bool cluster_ok = follower && cluster_authorized(broker, ctx, AclOperation::kClusterAction);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const std::string& topic = refs[i].meta != nullptr ? refs[i].meta->name : wants[i].topic;
+    if (topic.empty()) continue;  // an unknown topic id: no name to check
+    const bool ok = follower ? cluster_ok : authorized(broker, ctx, AclOperation::kRead, ResourceType::kTopic, topic);
+    if (!ok) refs[i].error = kafka_error::kTopicAuthorizationFailed;
+  }
 }
 
 // On the owner shard, for a follower's fetch: its divergence (KIP-320) or, when it has
@@ -303,6 +319,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
     // The snapshot stays with the request; a partition deleted meanwhile answers
     // UNKNOWN_TOPIC_OR_PARTITION from its owner shard.
     refs = resolve_all(broker, *ctx.metadata, fetch.partitions, version);
+    authorize_all(broker, ctx, from_follower(request, version), fetch.partitions, refs);
     const int32_t follower = !from_follower(request, version) ? -1
                              : version >= 15                  ? request.replica_state->replica_id
                                                               : request.replica_id;

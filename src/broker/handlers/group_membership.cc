@@ -5,6 +5,7 @@
 // MEMBER_ID_REQUIRED, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS,
 // INCONSISTENT_GROUP_PROTOCOL, FENCED_INSTANCE_ID, GROUP_MAX_SIZE_REACHED,
 // COORDINATOR_NOT_AVAILABLE (no __consumer_offsets, or a failed write).
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/txn_common.h"
 
@@ -65,7 +66,21 @@ asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker,
   bool ready = false;
   if (request.key_type == kGroupKey) ready = co_await broker.ensure_offsets_topic();
   if (request.key_type == kTransactionKey) ready = co_await broker.ensure_txn_topic();
+  // Kafka's checks: DESCRIBE on the group or the transactional id.
+  auto denied = [&broker, &ctx, &request](const std::string& key, int16_t& error,
+                                          std::optional<std::string>& message) {
+    const bool group = request.key_type == kGroupKey;
+    if (request.key_type != kGroupKey && request.key_type != kTransactionKey) return false;
+    if (authorized(broker, ctx, AclOperation::kDescribe,
+                   group ? ResourceType::kGroup : ResourceType::kTransactionalId, key)) {
+      return false;
+    }
+    error = group ? kafka_error::kGroupAuthorizationFailed : kafka_error::kTransactionalIdAuthorizationFailed;
+    message = std::nullopt;
+    return true;
+  };
   if (ctx.header.api_version < 4) {
+    if (denied(request.key, r.error_code, r.error_message)) co_return r;
     find_one(broker, ctx.session().listener->name, request.key_type, ready, request.key, r.error_code, r.error_message, r.node_id,
              r.host, r.port);
     co_return r;
@@ -73,8 +88,13 @@ asio::awaitable<FindCoordinatorResponse> handle_find_coordinator(Broker& broker,
   for (const std::string& key : request.coordinator_keys) {
     FindCoordinatorResponse::Coordinator c;
     c.key = key;
-    find_one(broker, ctx.session().listener->name, request.key_type, ready, key, c.error_code, c.error_message, c.node_id, c.host,
-             c.port);
+    if (!denied(key, c.error_code, c.error_message)) {
+      find_one(broker, ctx.session().listener->name, request.key_type, ready, key, c.error_code, c.error_message,
+               c.node_id, c.host, c.port);
+    } else {
+      c.node_id = -1;
+      c.port = -1;
+    }
     r.coordinators.push_back(std::move(c));
   }
   co_return r;
@@ -84,6 +104,10 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
                                                      JoinGroupRequest& request) {
   JoinGroupResponse r;
   r.member_id = request.member_id;
+  if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (!(co_await broker.ensure_offsets_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
@@ -126,6 +150,10 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
 asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestContext& ctx,
                                                      SyncGroupRequest& request) {
   SyncGroupResponse r;
+  if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
@@ -156,6 +184,10 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
 asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestContext& ctx,
                                                     HeartbeatRequest& request) {
   HeartbeatResponse r;
+  if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;
@@ -177,6 +209,10 @@ asio::awaitable<HeartbeatResponse> handle_heartbeat(Broker& broker, RequestConte
 asio::awaitable<LeaveGroupResponse> handle_leave_group(Broker& broker, RequestContext& ctx,
                                                        LeaveGroupRequest& request) {
   LeaveGroupResponse r;
+  if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (request.group_id.empty()) {
     r.error_code = kafka_error::kInvalidGroupId;
     co_return r;

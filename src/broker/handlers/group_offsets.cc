@@ -4,6 +4,7 @@
 // ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, FENCED_INSTANCE_ID,
 // GROUP_ID_NOT_FOUND, GROUP_SUBSCRIBED_TO_TOPIC, COORDINATOR_NOT_AVAILABLE;
 // UNSTABLE_OFFSET_COMMIT (OffsetFetch v7+ require_stable, a transactional commit pending).
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 
 namespace strata::broker {
@@ -16,6 +17,8 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
   const int16_t version = ctx.header.api_version;
   const bool coordinator = (co_await broker.ensure_offsets_topic());
   const KafkaError here = coordinator ? coordinator_error(broker, ctx, request.group_id) : KafkaError::kNone;
+  // Kafka's checks: READ on the group, then READ on each topic.
+  const bool group_ok = authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id);
   const int64_t now = now_ms();
   std::vector<group::CommitPartition> commits;
   std::vector<std::pair<size_t, size_t>> where;  // (topic, partition) slots in r
@@ -24,7 +27,11 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
     rt.name = t.name;
     for (auto& p : t.partitions) {
       int16_t error = 0;
-      if (!coordinator) {
+      if (!group_ok) {
+        error = kafka_error::kGroupAuthorizationFailed;
+      } else if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kTopic, t.name)) {
+        error = kafka_error::kTopicAuthorizationFailed;
+      } else if (!coordinator) {
         error = kafka_error::kCoordinatorNotAvailable;
       } else if (here != KafkaError::kNone) {
         error = code_of(here);
@@ -97,6 +104,29 @@ asio::awaitable<std::vector<OffsetFetchResponse::Topic>> fetch_group(Broker& bro
   co_return topics;
 }
 
+// Kafka's topic check of OffsetFetch: DESCRIBE on each topic; named topics without it
+// answer TOPIC_AUTHORIZATION_FAILED, and when all were asked for they are left out.
+void authorize_topics(Broker& broker, const RequestContext& ctx, bool named,
+                      std::vector<OffsetFetchResponse::Topic>& topics) {
+  if (!broker.authorizer().enabled()) return;
+  std::vector<OffsetFetchResponse::Topic> kept;
+  for (auto& t : topics) {
+    if (authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, t.name)) {
+      kept.push_back(std::move(t));
+      continue;
+    }
+    if (!named) continue;
+    for (auto& p : t.partitions) {
+      p.committed_offset = -1;
+      p.committed_leader_epoch = -1;
+      p.metadata = "";
+      p.error_code = kafka_error::kTopicAuthorizationFailed;
+    }
+    kept.push_back(std::move(t));
+  }
+  topics = std::move(kept);
+}
+
 }  // namespace
 
 asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, RequestContext& ctx,
@@ -108,15 +138,22 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
       OffsetFetchResponse::Group rg;
       rg.group_id = g.group_id;
       const KafkaError here = coordinator ? coordinator_error(broker, ctx, g.group_id) : KafkaError::kNone;
-      if (here != KafkaError::kNone) {
+      if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, g.group_id)) {
+        rg.error_code = kafka_error::kGroupAuthorizationFailed;
+      } else if (here != KafkaError::kNone) {
         rg.error_code = code_of(here);
       } else if (coordinator) {
         rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics), request.require_stable);
+        authorize_topics(broker, ctx, g.topics.has_value(), rg.topics);
       } else {
         rg.error_code = kafka_error::kCoordinatorNotAvailable;
       }
       r.groups.push_back(std::move(rg));
     }
+    co_return r;
+  }
+  if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
     co_return r;
   }
   if (!coordinator) {
@@ -129,6 +166,7 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
   }
   r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics),
                                 request.require_stable);
+  authorize_topics(broker, ctx, request.topics.has_value(), r.topics);
   co_return r;
 }
 

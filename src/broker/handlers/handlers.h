@@ -38,6 +38,9 @@
 #include "protocol/apis/offset_for_leader_epoch.h"
 #include "protocol/apis/produce.h"
 #include "protocol/apis/sasl_authenticate.h"
+#include "protocol/apis/create_acls.h"
+#include "protocol/apis/delete_acls.h"
+#include "protocol/apis/describe_acls.h"
 #include "protocol/apis/sasl_handshake.h"
 #include "protocol/apis/alter_user_scram_credentials.h"
 #include "protocol/apis/describe_user_scram_credentials.h"
@@ -90,6 +93,9 @@ STRATA_HANDLER(handle_describe_producers, DescribeProducers);
 STRATA_HANDLER(handle_describe_transactions, DescribeTransactions);
 STRATA_HANDLER(handle_list_transactions, ListTransactions);
 STRATA_HANDLER(handle_sasl_handshake, SaslHandshake);
+STRATA_HANDLER(handle_create_acls, CreateAcls);
+STRATA_HANDLER(handle_describe_acls, DescribeAcls);
+STRATA_HANDLER(handle_delete_acls, DeleteAcls);
 STRATA_HANDLER(handle_sasl_authenticate, SaslAuthenticate);
 STRATA_HANDLER(handle_describe_user_scram_credentials, DescribeUserScramCredentials);
 STRATA_HANDLER(handle_alter_user_scram_credentials, AlterUserScramCredentials);

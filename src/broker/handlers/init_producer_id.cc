@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/txn_common.h"
 #include "common/log_limit.h"
 
@@ -16,6 +17,13 @@ using protocol::InitProducerIdResponse;
 asio::awaitable<InitProducerIdResponse> handle_init_producer_id(Broker& broker, RequestContext& ctx,
                                                                 InitProducerIdRequest& request) {
   if (request.transactional_id && !request.transactional_id->empty()) {
+    // Kafka's check: WRITE on the transactional id.
+    if (!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId,
+                    *request.transactional_id)) {
+      InitProducerIdResponse denied;
+      denied.error_code = kafka_error::kTransactionalIdAuthorizationFailed;
+      co_return denied;
+    }
     co_return co_await handle_transactional_init(broker, ctx, request);
   }
   InitProducerIdResponse r;

@@ -4,6 +4,7 @@
 // timestamp matches at or past it, as Kafka does.
 // Errors: UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions.h"
 
@@ -48,8 +49,11 @@ asio::awaitable<ListOffsetsResponse> handle_list_offsets(Broker& broker, Request
                                                          ListOffsetsRequest& request) {
   std::vector<PartitionRef> refs;
   for (const auto& topic : request.topics) {
+    // Kafka's check: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED.
+    const bool ok = authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, topic.name);
     for (const auto& p : topic.partitions) {
       refs.push_back(resolve_partition(broker, *ctx.metadata, topic.name, p.partition_index));
+      if (!ok) refs.back().error = kafka_error::kTopicAuthorizationFailed;
     }
   }
   std::vector<ListOffsetsResponse::Partition> answers(refs.size());

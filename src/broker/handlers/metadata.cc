@@ -2,6 +2,7 @@
 // auto-creating requested topics when allowed. Errors: INVALID_TOPIC_EXCEPTION for a
 // bad name, UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID for what does not exist.
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions.h"
 #include "storage/checkpoint.h"
@@ -63,19 +64,31 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
   const int16_t version = ctx.header.api_version;
   // v0: an empty list means all topics; v1+: null means all, empty means none.
   const bool all = !request.topics || (version == 0 && request.topics->empty());
+  // Kafka's checks: DESCRIBE on a topic to see it (all topics: the others are left
+  // out; named ones: TOPIC_AUTHORIZATION_FAILED), CREATE to auto-create (auto_create).
+  auto may_describe = [&broker, &ctx](const std::string& topic) {
+    return authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, topic);
+  };
   if (all) {
-    for (const auto& t : ctx.metadata->topics()) r.topics.push_back(describe(*t, cluster));
+    for (const auto& t : ctx.metadata->topics()) {
+      if (may_describe(t->name)) r.topics.push_back(describe(*t, cluster));
+    }
     co_return r;
   }
   const bool auto_create_allowed = version < 4 || request.allow_auto_topic_creation;
   for (const auto& want : *request.topics) {
     if (!want.name || want.name->empty()) {
       const TopicMeta* t = ctx.metadata->topic(want.topic_id);
+      if (t != nullptr && !may_describe(t->name)) t = nullptr;  // as if unknown (Kafka's answer)
       r.topics.push_back(t ? describe(*t, cluster)
                            : error_topic(std::nullopt, want.topic_id, kafka_error::kUnknownTopicId));
       continue;
     }
     const std::string& name = *want.name;
+    if (!may_describe(name)) {
+      r.topics.push_back(error_topic(name, {}, kafka_error::kTopicAuthorizationFailed));
+      continue;
+    }
     int16_t error = kafka_error::kUnknownTopicOrPartition;
     if (ctx.metadata->topic(name) == nullptr && auto_create_allowed) {
       error = co_await auto_create(broker, ctx, name);

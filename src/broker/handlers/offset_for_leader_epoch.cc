@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/leader_epochs.h"
 #include "broker/partitions.h"
@@ -40,9 +41,21 @@ asio::awaitable<OffsetForLeaderEpochResponse> handle_offset_for_leader_epoch(
     Broker& broker, RequestContext& ctx, OffsetForLeaderEpochRequest& request) {
   std::vector<PartitionRef> refs;
   std::vector<int32_t> epochs, currents;
+  // Kafka's checks: a follower (replica_id >= 0) needs CLUSTER_ACTION on the cluster, a
+  // consumer DESCRIBE on the topic; TOPIC_AUTHORIZATION_FAILED otherwise.
+  const bool follower = request.replica_id >= 0;
+  const bool cluster_ok = follower && cluster_authorized(broker, ctx, AclOperation::kClusterAction);
   for (const auto& topic : request.topics) {
+    const bool ok = follower ? cluster_ok
+                             : authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, topic.topic);
     for (const auto& p : topic.partitions) {
       refs.push_back(resolve_partition(broker, *ctx.metadata, topic.topic, p.partition));
+      if (!ok) {
+        refs.back().error = kafka_error::kTopicAuthorizationFailed;
+        epochs.push_back(p.leader_epoch);
+        currents.push_back(kUndefinedEpoch);
+        continue;
+      }
       int32_t ours = kUndefinedEpoch;
       if (refs.back().error == 0) {
         ours = refs.back().meta->partitions[size_t(p.partition)].leader_epoch;

@@ -14,6 +14,7 @@
 
 #include "broker/durability.h"
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/partitions.h"
 #include "broker/recompress.h"
@@ -195,10 +196,20 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
   // Topics first (auto-creation refreshes ctx.metadata), then every partition against
   // the one snapshot the request keeps.
   std::vector<int16_t> topic_errors;
+  // Authorization (Kafka's): WRITE on the transactional id of transactional records, else
+  // TRANSACTIONAL_ID_AUTHORIZATION_FAILED for every partition; WRITE on each topic, else
+  // TOPIC_AUTHORIZATION_FAILED for its partitions.
+  const bool txn_denied = request.transactional_id &&
+                          !authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId,
+                                      *request.transactional_id);
   for (auto& topic : request.topic_data) {
     int16_t error = 0;
     if (!acks_ok) {
       error = kafka_error::kInvalidRequiredAcks;
+    } else if (txn_denied) {
+      error = kafka_error::kTransactionalIdAuthorizationFailed;
+    } else if (!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTopic, topic.name)) {
+      error = kafka_error::kTopicAuthorizationFailed;
     } else if (is_internal_topic(topic.name)) {
       // Only the coordinators write internal topics (Kafka: "Cannot append to internal topic").
       error = kafka_error::kInvalidTopic;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "broker/scram_store.h"
 #include "security/scram_credential.h"
@@ -88,8 +89,13 @@ std::pair<int16_t, std::string> apply_change(ScramStore& store, const std::strin
 }  // namespace
 
 asio::awaitable<DescribeUserScramCredentialsResponse> handle_describe_user_scram_credentials(
-    Broker& broker, RequestContext&, DescribeUserScramCredentialsRequest& request) {
+    Broker& broker, RequestContext& ctx, DescribeUserScramCredentialsRequest& request) {
   DescribeUserScramCredentialsResponse r;
+  if (!cluster_authorized(broker, ctx, AclOperation::kDescribe)) {
+    r.error_code = kafka_error::kClusterAuthorizationFailed;
+    r.error_message = "Cluster authorization failed.";
+    co_return r;
+  }
   ScramStore* store = &broker.scram_store();
   auto all = co_await broker.blocking([store] { return store->all(); });
   if (!all) {
@@ -123,11 +129,17 @@ asio::awaitable<DescribeUserScramCredentialsResponse> handle_describe_user_scram
 }
 
 asio::awaitable<AlterUserScramCredentialsResponse> handle_alter_user_scram_credentials(
-    Broker& broker, RequestContext&, AlterUserScramCredentialsRequest& request) {
+    Broker& broker, RequestContext& ctx, AlterUserScramCredentialsRequest& request) {
   AlterUserScramCredentialsResponse r;
   std::map<std::string, UserChange> changes;
   for (const auto& d : request.deletions) changes[d.name].deletions.push_back(&d);
   for (const auto& u : request.upsertions) changes[u.name].upsertions.push_back(&u);
+  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
+    for (const auto& [user, change] : changes) {
+      r.results.push_back({user, kafka_error::kClusterAuthorizationFailed, "Cluster authorization failed."});
+    }
+    co_return r;
+  }
   ScramStore* store = &broker.scram_store();
   for (auto& [user, change] : changes) {
     if (user.empty()) {

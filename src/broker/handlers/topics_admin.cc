@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 
 namespace strata::broker {
@@ -104,6 +105,14 @@ asio::awaitable<CreateTopicsResponse> handle_create_topics(Broker& broker, Reque
       if (c.value) configs[c.name] = *c.value;
     }
     std::vector<std::vector<int32_t>> assignment;
+    // Kafka's check: CREATE on the cluster or on the topic.
+    if (!cluster_authorized(broker, ctx, AclOperation::kCreate) &&
+        !authorized(broker, ctx, AclOperation::kCreate, ResourceType::kTopic, t.name)) {
+      out.error_code = kafka_error::kTopicAuthorizationFailed;
+      out.error_message = "Authorization failed.";
+      r.topics.push_back(std::move(out));
+      continue;
+    }
     auto bad = broker.in_cluster()
                    ? check_cluster_placement(broker, ctx.metadata->cluster(), t, partitions, assignment)
                    : check_placement(broker, t, partitions);
@@ -151,6 +160,14 @@ asio::awaitable<DeleteTopicsResponse> handle_delete_topics(Broker& broker, Reque
     out.topic_id = w.topic_id;
     std::optional<TopicInfo> info = w.name ? broker.topics().get(*w.name)
                                            : broker.topics().get(w.topic_id);
+    // Kafka's check: DELETE on the topic (an unknown id stays unknown).
+    const std::string* name = w.name ? &*w.name : info ? &info->name : nullptr;
+    if (name != nullptr && !authorized(broker, ctx, AclOperation::kDelete, ResourceType::kTopic, *name)) {
+      out.error_code = kafka_error::kTopicAuthorizationFailed;
+      out.error_message = "Authorization failed.";
+      r.responses.push_back(std::move(out));
+      continue;
+    }
     if (!info) {
       out.error_code = w.name ? kafka_error::kUnknownTopicOrPartition : kafka_error::kUnknownTopicId;
       r.responses.push_back(std::move(out));

@@ -23,7 +23,7 @@ struct DescribeAclsRequest {
 
   int8_t resource_type_filter = 0;
   std::optional<std::string> resource_name_filter = "";  // null: any name
-  int8_t pattern_type_filter = 3;                         // v1+; v0: LITERAL
+  int8_t pattern_type_filter = 3;                        // v1+; v0: LITERAL
   std::optional<std::string> principal_filter = "";      // null: any principal
   std::optional<std::string> host_filter = "";           // null: any host
   int8_t operation = 0;

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Issue 17 in a cluster: two brokers on one etcd, each with a PLAINTEXT and a
-SASL_PLAINTEXT listener. A SCRAM user made through broker 1 logs in at broker 2 (the
-credential lives in etcd, /config/users/<user>); a client on the SASL listener is given
-both brokers' SASL endpoints in Metadata (the listener it came in on), produces to a
-topic led by either broker and reads it back; a credential deleted through broker 2 no
-longer logs in at broker 1.
-Usage: cluster_scram.py PATH/TO/strata"""
+SASL_PLAINTEXT listener, and the authorizer on (the PLAINTEXT listener's anonymous
+principal, which the brokers and tools use, is a super user). A SCRAM user made through
+broker 1 logs in at broker 2 (the credential lives in etcd, /config/users/<user>); ACLs
+made through broker 1 (etcd, /kafka-acl/...) hold at broker 2; a client on the SASL
+listener is given both brokers' SASL endpoints in Metadata (the listener it came in on),
+produces to a topic led by either broker and reads it back, and is refused another
+topic; an ACL removed through broker 2 stops it at broker 1; a credential deleted
+through broker 2 no longer logs in at broker 1.
+Usage: cluster_security.py PATH/TO/strata"""
 import os
 import subprocess
 import sys
@@ -27,6 +30,11 @@ def sasl_conf(port, password="carol-secret"):
             "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "carol", "sasl.password": password}
 
 
+def acl(binary, bootstrap, *args):
+    return subprocess.run([binary, "acl", "--bootstrap-server", bootstrap, *args],
+                          capture_output=True, text=True, timeout=60)
+
+
 def user(binary, bootstrap, *args):
     return subprocess.run([binary, "user", "--bootstrap-server", bootstrap, *args],
                           capture_output=True, text=True, timeout=60)
@@ -37,7 +45,9 @@ def main():
     sasl_ports = {1: free_port(), 2: free_port()}
     cluster = Cluster(binary, brokers=2, overrides={
         "sasl.enabled.mechanisms": "SCRAM-SHA-512", "inter.broker.listener.name": "PLAINTEXT",
-        "offsets.topic.replication.factor": "1", "offsets.topic.num.partitions": "1"})
+        "offsets.topic.replication.factor": "1", "offsets.topic.num.partitions": "1",
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": "User:ANONYMOUS"})
     for node, port in sasl_ports.items():
         b = cluster.broker(node)
         b.overrides["listeners"] = "PLAINTEXT://%s,SASL_PLAINTEXT://127.0.0.1:%d" % (b.bootstrap, port)
@@ -49,18 +59,24 @@ def main():
         desc = user(binary, cluster.broker(2).bootstrap, "--describe")
         check("user-principal 'carol' are SCRAM-SHA-512=iterations=4096" in desc.stdout,
               "broker 2 describes it: %s" % desc.stdout.strip())
+        plain_admin = AdminClient({"bootstrap.servers": cluster.broker(1).bootstrap})
+        for f in plain_admin.create_topics([NewTopic("secured", 2, 1), NewTopic("other", 1, 1)]).values():
+            f.result(30)
+        for args in (["--operation", "Write", "--operation", "Read", "--topic", "secured"],
+                     ["--operation", "Read", "--group", "g"]):
+            a = acl(binary, cluster.broker(1).bootstrap, "--add", "--allow-principal", "User:carol", *args)
+            check(a.returncode == 0, "ACL made through broker 1: %s" % " ".join(args))
         admin = AdminClient(sasl_conf(sasl_ports[2]))
         md = admin.list_topics(timeout=10)
         ports = sorted(b.port for b in md.brokers.values())
         check(ports == sorted(sasl_ports.values()),
               "a client logged in at broker 2 sees both brokers' SASL endpoints %s" % ports)
-        for f in admin.create_topics([NewTopic("secured", 2, 1)]).values():
-            f.result(30)
+        check(sorted(md.topics) == ["secured"], "broker 2 shows carol only the topic her ACLs allow: %s" % sorted(md.topics))
         errors = []
         p = Producer(dict(sasl_conf(sasl_ports[2]), error_cb=errors.append))
         for i in range(40):
             p.produce("secured", b"v%d" % i, partition=i % 2)
-        check(p.flush(30) == 0 and not errors, "40 records produced over SASL to both brokers' partitions")
+        check(p.flush(30) == 0 and not errors, "40 records produced over SASL to both brokers' partitions %s" % errors[:2])
         c = Consumer(dict(sasl_conf(sasl_ports[1]), **{"group.id": "g", "auto.offset.reset": "earliest"}))
         c.subscribe(["secured"])
         got, deadline = set(), time.time() + 30
@@ -70,6 +86,22 @@ def main():
                 got.add(m.value())
         c.close()
         check(len(got) == 40, "read back through broker 1's SASL listener (%d of 40)" % len(got))
+        errors = []
+        p = Producer(dict(sasl_conf(sasl_ports[2]), **{"message.timeout.ms": 5000}))
+        p.produce("other", b"x", on_delivery=lambda e, m: e and errors.append(e))
+        p.flush(10)
+        check(any("TOPIC_AUTHORIZATION_FAILED" in str(e) for e in errors), "broker 2 refuses carol topic other")
+        rm = acl(binary, cluster.broker(2).bootstrap, "--remove", "--allow-principal", "User:carol",
+                 "--operation", "Write", "--topic", "secured")
+        check(rm.returncode == 0, "carol's WRITE removed through broker 2")
+        deadline, refused = time.time() + 10, False
+        while not refused and time.time() < deadline:
+            errors = []
+            p = Producer(dict(sasl_conf(sasl_ports[1]), **{"message.timeout.ms": 3000}))
+            p.produce("secured", b"late", partition=0, on_delivery=lambda e, m: e and errors.append(e))
+            p.flush(6)
+            refused = any("TOPIC_AUTHORIZATION_FAILED" in str(e) for e in errors)
+        check(refused, "broker 1 refuses carol's writes once the ACL is gone")
         rm = user(binary, cluster.broker(2).bootstrap, "--alter", "--delete-config", "SCRAM-SHA-512",
                   "--entity-name", "carol")
         check(rm.returncode == 0, "deleted through broker 2")
@@ -79,7 +111,7 @@ def main():
         p.flush(8)
         check(any("Authentication failed" in str(e) for e in errors),
               "broker 1 refuses carol at once: %s" % (errors[:1],))
-    print("cluster SCRAM: all checks passed")
+    print("cluster security: all checks passed")
 
 
 if __name__ == "__main__":
