@@ -3,12 +3,15 @@
 // that reads it), Kafka's credential text, base64, PLAIN, sasl.jaas.config,
 // ssl.principal.mapping.rules, and a DN through Kafka's documented rules. An error or
 // a value, never a crash; a final step never succeeds (no proof can be guessed); a
-// parsed credential formats and parses back to itself.
+// parsed credential formats and parses back to itself. Also the stored ACL texts
+// (acls.json and one etcd resource's value) and an etcd ACL key: what decodes encodes
+// and decodes back to itself.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "security/acl.h"
 #include "security/base64.h"
 #include "security/jaas.h"
 #include "security/plain.h"
@@ -72,12 +75,30 @@ void configs(std::string_view in) {
   if (in.size() <= 256 && !documented.name(in)) __builtin_trap();  // DEFAULT takes anything
 }
 
+void acls(std::string_view in) {
+  if (auto a = decode_acls(in)) {
+    auto back = decode_acls(encode_acls(*a));
+    if (!back || *back != *a) __builtin_trap();
+  }
+  if (auto e = decode_zk_acls(in)) {
+    auto back = decode_zk_acls(encode_zk_acls(*e));
+    if (!back || *back != *e) __builtin_trap();
+  }
+  if (auto r = parse_zk_acl_path(in)) {
+    if (r->pattern == PatternType::kLiteral || r->pattern == PatternType::kPrefixed) {
+      auto again = parse_zk_acl_path(zk_acl_path(*r));
+      if (!again || !(*again == *r)) __builtin_trap();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   scram(in);
   credentials(in);
+  acls(in);
   plain(in);
   configs(in);
   return 0;
