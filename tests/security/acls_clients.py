@@ -11,6 +11,9 @@ kafka-acls.sh). Then, through kcat, confluent-kafka, kafka-python and kafkajs:
   TOPIC_AUTHORIZATION_FAILED; her Metadata lists `a` only;
 - bob has a PREFIXED allow on `logs-` and a DENY on `logs-secret`: he writes `logs-1`,
   not `logs-secret` (deny overrides allow) nor `other`;
+- alice's transactional producer (confluent-kafka) is refused without WRITE on its
+  transactional id (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), then, with it, commits a
+  transaction to `a` with its offsets for group `g`; writing `b` in a transaction fails;
 - admin (in super.users) writes anywhere;
 - after a restart the ACLs still hold (acls.json) and `strata acl --list` shows them;
   `strata acl --remove` takes alice's WRITE away.
@@ -212,6 +215,36 @@ def check_alice(env):
               "%s: alice reading b with group g: %s" % (client, str(got)[:150]))
 
 
+def transactional(env, user, txn_id, topic):
+    """init, one record, offsets for group g, commit: None or the first error."""
+    p = Producer(dict(rd_conf(env, user), **{"transactional.id": txn_id, "message.timeout.ms": 8000}))
+    failed = []
+    try:
+        p.init_transactions(10)
+        p.begin_transaction()
+        p.produce(topic, b"in-a-transaction", partition=0, on_delivery=lambda e, m: e and failed.append(str(e)))
+        from confluent_kafka import TopicPartition as TP
+        c = Consumer(dict(rd_conf(env, user), **{"group.id": "g"}))
+        p.send_offsets_to_transaction([TP("a", 0, 1)], c.consumer_group_metadata(), 10)
+        c.close()
+        p.commit_transaction(10)
+        return None
+    except Exception as e:  # noqa: BLE001 (confluent's KafkaException carries the error)
+        return " ".join([str(e)] + failed)
+
+
+def check_transactions(env):
+    err = transactional(env, "alice", "tx-a", "a")
+    check(err is not None and "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" in err,
+          "alice's transactional producer without WRITE on tx-a: %s" % (err or "")[:140])
+    env.acl("--add", "--allow-principal", "User:alice", "--operation", "Write", "--transactional-id", "tx-a")
+    err = transactional(env, "alice", "tx-a", "a")
+    check(err is None, "with WRITE on tx-a alice commits a transaction to a with offsets for g %s" % (err or ""))
+    err = transactional(env, "alice", "tx-a", "b")
+    check(err is not None and "TOPIC_AUTHORIZATION_FAILED" in err,
+          "a transaction writing b fails: %s" % (err or "")[-160:])
+
+
 def visible_topics(env, user):
     md = AdminClient(rd_conf(env, user)).list_topics(timeout=10)
     return sorted(t for t in md.topics if not t.startswith("__"))
@@ -242,6 +275,7 @@ def main():
         env.acl("--add", "--deny-principal", "User:bob", "--operation", "Write", "--topic", "logs-secret")
         check(visible_topics(env, "alice") == ["a"], "alice's Metadata lists only a: %s" % visible_topics(env, "alice"))
         check_alice(env)
+        check_transactions(env)
         check(confluent_produce(env, "bob", "logs-1", 1) is None, "bob writes logs-1 (PREFIXED logs-)")
         err = confluent_produce(env, "bob", "logs-secret", 1)
         check(err is not None and "TOPIC_AUTHORIZATION_FAILED" in err, "bob's DENY on logs-secret overrides the prefix: %s" % err)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 
 namespace strata::broker {
@@ -35,6 +36,7 @@ asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestCo
                                                        ListGroupsRequest& request) {
   ListGroupsResponse r;
   if (!broker.topics().get(group::kOffsetsTopic)) co_return r;  // no group ever existed
+  const bool all_visible = cluster_authorized(broker, ctx, AclOperation::kDescribe);
   group::GroupCoordinator& coord = broker.groups();
   const MetadataSnapshot* snapshot = ctx.metadata.get();
   for (size_t s = 0; s < broker.shard_count(); ++s) {
@@ -52,6 +54,10 @@ asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestCo
     for (const auto& g : listed) {
       const std::string state = group::to_string(g.state);
       if (!wanted(request.states_filter, state) || !wanted(request.types_filter, "classic")) continue;
+      // Kafka's check: DESCRIBE on the cluster lists every group, else DESCRIBE on each.
+      if (!all_visible && !authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, g.group_id)) {
+        continue;
+      }
       r.groups.push_back({g.group_id, g.protocol_type, state, "classic"});
     }
   }
@@ -69,6 +75,13 @@ asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, R
     DescribeGroupsResponse::Group g;
     g.group_id = id;
     if (request.include_authorized_operations) g.authorized_operations = kGroupOperations;
+    // Kafka's check: DESCRIBE on the group.
+    if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, id)) {
+      g.error_code = kafka_error::kGroupAuthorizationFailed;
+      g.authorized_operations = INT32_MIN;
+      r.groups.push_back(std::move(g));
+      continue;
+    }
     if (!any_groups) {
       g.group_state = group::to_string(group::GroupState::kDead);
       r.groups.push_back(std::move(g));
@@ -99,6 +112,11 @@ asio::awaitable<DeleteGroupsResponse> handle_delete_groups(Broker& broker, Reque
   const bool coordinator = broker.topics().get(group::kOffsetsTopic).has_value();
   group::GroupCoordinator& coord = broker.groups();
   for (const std::string& id : request.groups_names) {
+    // Kafka's check: DELETE on the group.
+    if (!authorized(broker, ctx, AclOperation::kDelete, ResourceType::kGroup, id)) {
+      r.results.push_back({id, kafka_error::kGroupAuthorizationFailed});
+      continue;
+    }
     KafkaError error = KafkaError::kGroupIdNotFound;
     const KafkaError here = coordinator ? coordinator_error(broker, ctx, id) : KafkaError::kNone;
     if (here != KafkaError::kNone) {

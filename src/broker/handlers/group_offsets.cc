@@ -170,9 +170,14 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
   co_return r;
 }
 
-asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, RequestContext&,
+asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, RequestContext& ctx,
                                                            OffsetDeleteRequest& request) {
   OffsetDeleteResponse r;
+  // Kafka's checks: DELETE on the group, READ on each topic.
+  if (!authorized(broker, ctx, AclOperation::kDelete, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (!(co_await broker.ensure_offsets_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
@@ -184,7 +189,9 @@ asio::awaitable<OffsetDeleteResponse> handle_offset_delete(Broker& broker, Reque
     rt.name = t.name;
     for (const auto& p : t.partitions) {
       int16_t error = 0;
-      if (!partition_exists(broker, t.name, p.partition_index)) {
+      if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kTopic, t.name)) {
+        error = kafka_error::kTopicAuthorizationFailed;
+      } else if (!partition_exists(broker, t.name, p.partition_index)) {
         error = kafka_error::kUnknownTopicOrPartition;
       } else {
         partitions.emplace_back(t.name, p.partition_index);

@@ -8,6 +8,9 @@
 // NOT_COORDINATOR (in a cluster, another broker leads the id's partition),
 // UNKNOWN_TOPIC_OR_PARTITION for partitions that do not exist, with
 // OPERATION_NOT_ATTEMPTED for the rest of the request.
+#include <algorithm>
+
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/txn_common.h"
 #include "group/records.h"
 
@@ -66,9 +69,32 @@ std::vector<AddPartitionsToTxnResponse::TopicResult> results(
   return out;
 }
 
+// The answer when some topic is not writable: nullopt when all are.
+std::optional<std::vector<AddPartitionsToTxnResponse::TopicResult>> topics_denied(
+    Broker& broker, const RequestContext& ctx, const std::vector<AddPartitionsToTxnRequest::Topic>& topics) {
+  std::vector<bool> denied;
+  for (const auto& t : topics) {
+    denied.push_back(!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTopic, t.name));
+  }
+  if (std::find(denied.begin(), denied.end(), true) == denied.end()) return std::nullopt;
+  auto out = results(broker, topics, kafka_error::kOperationNotAttempted);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (!denied[i]) continue;
+    for (auto& p : out[i].results_by_partition) p.partition_error_code = kafka_error::kTopicAuthorizationFailed;
+  }
+  return out;
+}
+
 asio::awaitable<std::vector<AddPartitionsToTxnResponse::TopicResult>> add_one(
     Broker& broker, const RequestContext& ctx, const std::string& id, int64_t pid, int16_t epoch, bool verify_only,
     const std::vector<AddPartitionsToTxnRequest::Topic>& topics, int16_t version) {
+  // Kafka's checks: WRITE on the transactional id, else every partition
+  // TRANSACTIONAL_ID_AUTHORIZATION_FAILED; WRITE on each topic, else its partitions
+  // TOPIC_AUTHORIZATION_FAILED and the others OPERATION_NOT_ATTEMPTED.
+  if (!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId, id)) {
+    co_return results(broker, topics, kafka_error::kTransactionalIdAuthorizationFailed);
+  }
+  if (auto denied = topics_denied(broker, ctx, topics)) co_return *denied;
   if (!(co_await broker.ensure_txn_topic())) co_return results(broker, topics, kafka_error::kCoordinatorNotAvailable);
   if (const KafkaError here = txn_coordinator_error(broker, ctx, id); here != KafkaError::kNone) {
     co_return results(broker, topics, code_of(here));
@@ -144,6 +170,15 @@ asio::awaitable<AddPartitionsToTxnResponse> handle_add_partitions_to_txn(
 asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broker, RequestContext& ctx,
                                                                    AddOffsetsToTxnRequest& request) {
   AddOffsetsToTxnResponse r;
+  // Kafka's checks: WRITE on the transactional id, READ on the group.
+  if (!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId, request.transactional_id)) {
+    r.error_code = kafka_error::kTransactionalIdAuthorizationFailed;
+    co_return r;
+  }
+  if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)) {
+    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    co_return r;
+  }
   if (!(co_await broker.ensure_txn_topic()) || !(co_await broker.ensure_offsets_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;
@@ -164,6 +199,11 @@ asio::awaitable<AddOffsetsToTxnResponse> handle_add_offsets_to_txn(Broker& broke
 asio::awaitable<EndTxnResponse> handle_end_txn(Broker& broker, RequestContext& ctx,
                                                EndTxnRequest& request) {
   EndTxnResponse r;
+  // Kafka's check: WRITE on the transactional id.
+  if (!authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId, request.transactional_id)) {
+    r.error_code = kafka_error::kTransactionalIdAuthorizationFailed;
+    co_return r;
+  }
   if (!(co_await broker.ensure_txn_topic())) {
     r.error_code = kafka_error::kCoordinatorNotAvailable;
     co_return r;

@@ -6,6 +6,7 @@
 // errors from the partition (INVALID_PRODUCER_EPOCH / PRODUCER_FENCED).
 // v5 (KIP-890 transaction version 2) is served as v4: the client has added the group's
 // partition with AddOffsetsToTxn, as transaction version 1 does.
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
 #include "broker/handlers/txn_common.h"
 
@@ -18,6 +19,13 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
   TxnOffsetCommitResponse r;
   const bool coordinator = (co_await broker.ensure_offsets_topic());
   const KafkaError here = coordinator ? coordinator_error(broker, ctx, request.group_id) : KafkaError::kNone;
+  // Kafka's checks: WRITE on the transactional id, READ on the group, READ on each topic.
+  const int16_t denied =
+      !authorized(broker, ctx, AclOperation::kWrite, ResourceType::kTransactionalId, request.transactional_id)
+          ? kafka_error::kTransactionalIdAuthorizationFailed
+      : !authorized(broker, ctx, AclOperation::kRead, ResourceType::kGroup, request.group_id)
+          ? kafka_error::kGroupAuthorizationFailed
+          : int16_t(0);
   group::TxnCommitRequest commit;
   commit.group_id = request.group_id;
   commit.producer_id = request.producer_id;
@@ -32,7 +40,11 @@ asio::awaitable<TxnOffsetCommitResponse> handle_txn_offset_commit(Broker& broker
     rt.name = t.name;
     for (const auto& p : t.partitions) {
       int16_t e = 0;
-      if (!coordinator) {
+      if (denied != 0) {
+        e = denied;
+      } else if (!authorized(broker, ctx, AclOperation::kRead, ResourceType::kTopic, t.name)) {
+        e = kafka_error::kTopicAuthorizationFailed;
+      } else if (!coordinator) {
         e = kafka_error::kCoordinatorNotAvailable;
       } else if (here != KafkaError::kNone) {
         e = code_of(here);  // in a cluster, another broker leads the group's partition, or it loads
