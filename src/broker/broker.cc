@@ -408,8 +408,8 @@ namespace {
 // (administration not yet given its per-resource checks) needs ALTER on the CLUSTER, so
 // nothing is left open: closed, not guessed.
 bool checks_own_acls(int16_t api_key) {
-  static constexpr int16_t kChecked[] = {0,  1,  2,  3,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
-                                         20, 22, 23, 24, 25, 26, 28, 29, 30, 31, 36, 42, 47, 50, 51, 60};
+  static constexpr int16_t kChecked[] = {0,  1,  2,  3,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                         22, 23, 24, 25, 26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 50, 51, 60};
   for (int16_t k : kChecked) {
     if (k == api_key) return true;
   }

@@ -94,13 +94,16 @@ std::set<std::pair<int8_t, std::string>> duplicate_resources(
 template <class Response, class Request, class Resource>
 asio::awaitable<Response> alter_each_resource(
     Broker& broker, Request& request,
-    asio::awaitable<ApiError> (*alter)(Broker&, const Resource&, bool)) {
+    asio::awaitable<ApiError> (*alter)(Broker&, const Resource&, bool),
+    const std::function<std::optional<ApiError>(int8_t type, const std::string& name)>& denied) {
   Response response;
   const auto dups = duplicate_resources(request.resources);
   for (const Resource& r : request.resources) {
     ApiError err;
     if (dups.count({r.resource_type, r.resource_name})) {
       err = {kafka_error::kInvalidRequest, "Each resource must appear at most once."};
+    } else if (auto no = denied(r.resource_type, r.resource_name)) {
+      err = *no;
     } else {
       err = co_await alter(broker, r, request.validate_only);
     }

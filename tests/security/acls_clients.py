@@ -245,6 +245,28 @@ def check_transactions(env):
           "a transaction writing b fails: %s" % (err or "")[-160:])
 
 
+def check_admin_apis(env):
+    """Config and partition administration: alice (READ and WRITE on a) may not describe
+    a's configs (DESCRIBE_CONFIGS) nor add partitions (ALTER); admin may."""
+    from confluent_kafka.admin import ConfigResource, NewPartitions
+    for user, allowed in (("alice", False), ("admin", True)):
+        admin = AdminClient(rd_conf(env, user))
+        try:
+            admin.describe_configs([ConfigResource("topic", "a")])[ConfigResource("topic", "a")].result(10)
+            err = None
+        except Exception as e:  # noqa: BLE001
+            err = str(e)
+        check((err is None) if allowed else ("TOPIC_AUTHORIZATION_FAILED" in (err or "")),
+              "%s describing a's configs: %s" % (user, err or "allowed"))
+        try:
+            admin.create_partitions([NewPartitions("logs-1", 2 if allowed else 3)])["logs-1"].result(10)
+            err = None
+        except Exception as e:  # noqa: BLE001
+            err = str(e)
+        check((err is None) if allowed else ("TOPIC_AUTHORIZATION_FAILED" in (err or "")),
+              "%s adding partitions to logs-1: %s" % (user, err or "allowed"))
+
+
 def visible_topics(env, user):
     md = AdminClient(rd_conf(env, user)).list_topics(timeout=10)
     return sorted(t for t in md.topics if not t.startswith("__"))
@@ -282,6 +304,7 @@ def main():
         err = confluent_produce(env, "bob", "other", 1)
         check(err is not None and "TOPIC_AUTHORIZATION_FAILED" in err, "bob cannot write other")
         check(confluent_produce(env, "admin", "b", 1) is None, "admin (super.users) writes b")
+        check_admin_apis(env)
         broker.restart()
         listed = env.acl("--list")
         check("(principal=User:alice, host=*, operation=WRITE, permissionType=ALLOW)" in listed and

@@ -5,6 +5,7 @@
 // INVALID_REQUEST (repeated resource or key, null value, bad broker name, a broker config
 // that is not dynamic, other resource types), INVALID_TOPIC_EXCEPTION,
 // INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
+#include "broker/handlers/authorize.h"
 #include "broker/config_admin.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -47,9 +48,13 @@ asio::awaitable<ApiError> alter(Broker& broker, const AlterConfigsRequest::Resou
 
 }  // namespace
 
-asio::awaitable<AlterConfigsResponse> handle_alter_configs(Broker& broker, RequestContext&,
+asio::awaitable<AlterConfigsResponse> handle_alter_configs(Broker& broker, RequestContext& ctx,
                                                            AlterConfigsRequest& request) {
-  co_return co_await alter_each_resource<AlterConfigsResponse>(broker, request, &alter);
+  auto denied = [&broker, &ctx](int8_t type, const std::string& name) -> std::optional<ApiError> {
+    if (auto code = config_denied(broker, ctx, AclOperation::kAlterConfigs, type, name)) return ApiError{*code, {}};
+    return std::nullopt;
+  };
+  co_return co_await alter_each_resource<AlterConfigsResponse>(broker, request, &alter, denied);
 }
 
 }  // namespace strata::broker

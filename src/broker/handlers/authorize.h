@@ -2,7 +2,11 @@
 // broker's Authorizer (always allowed when no authorizer is configured).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
+
+#include "common/kafka_errors.h"
 
 #include "broker/authorizer.h"
 #include "broker/broker.h"
@@ -24,6 +28,20 @@ inline constexpr std::string_view kClusterName = "kafka-cluster";
 
 inline bool cluster_authorized(Broker& broker, const RequestContext& ctx, AclOperation op) {
   return authorized(broker, ctx, op, ResourceType::kCluster, kClusterName);
+}
+
+// Kafka's checks of a config resource (DescribeConfigs, AlterConfigs,
+// IncrementalAlterConfigs): `op` on the topic (TOPIC_AUTHORIZATION_FAILED), or on the
+// cluster for a broker or broker logger (CLUSTER_AUTHORIZATION_FAILED). Nullopt: allowed.
+inline std::optional<int16_t> config_denied(Broker& broker, const RequestContext& ctx, AclOperation op,
+                                            int8_t resource_type, const std::string& name) {
+  constexpr int8_t kTopicResource = 2;
+  if (resource_type == kTopicResource) {
+    if (authorized(broker, ctx, op, ResourceType::kTopic, name)) return std::nullopt;
+    return kafka_error::kTopicAuthorizationFailed;
+  }
+  if (cluster_authorized(broker, ctx, op)) return std::nullopt;
+  return kafka_error::kClusterAuthorizationFailed;
 }
 
 }  // namespace strata::broker

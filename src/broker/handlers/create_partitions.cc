@@ -11,6 +11,7 @@
 #include <mutex>
 #include <set>
 
+#include "broker/handlers/authorize.h"
 #include "broker/config_admin.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -106,7 +107,7 @@ asio::awaitable<ApiError> grow(Broker& broker, const CreatePartitionsRequest::To
 }  // namespace
 
 asio::awaitable<CreatePartitionsResponse> handle_create_partitions(
-    Broker& broker, RequestContext&, CreatePartitionsRequest& request) {
+    Broker& broker, RequestContext& ctx, CreatePartitionsRequest& request) {
   CreatePartitionsResponse response;
   std::set<std::string> seen, dups;
   for (const auto& t : request.topics) {
@@ -116,6 +117,8 @@ asio::awaitable<CreatePartitionsResponse> handle_create_partitions(
     ApiError err;
     if (dups.count(t.name)) {
       err = {kafka_error::kInvalidRequest, "Duplicate topic name."};
+    } else if (!authorized(broker, ctx, AclOperation::kAlter, ResourceType::kTopic, t.name)) {
+      err = {kafka_error::kTopicAuthorizationFailed, std::nullopt};  // Kafka's check: ALTER on the topic
     } else {
       err = co_await grow(broker, t, request.validate_only);
     }

@@ -6,6 +6,7 @@
 // OFFSET_OUT_OF_RANGE (a negative offset, or one past the log end), KAFKA_STORAGE_ERROR.
 #include <algorithm>
 
+#include "broker/handlers/authorize.h"
 #include "broker/config_admin.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -51,8 +52,11 @@ asio::awaitable<DeleteRecordsResponse> handle_delete_records(Broker& broker, Req
   std::vector<PartitionRef> refs;
   std::vector<int64_t> offsets;
   for (const auto& topic : request.topics) {
+    // Kafka's check: DELETE on the topic, else TOPIC_AUTHORIZATION_FAILED.
+    const bool ok = authorized(broker, ctx, AclOperation::kDelete, ResourceType::kTopic, topic.name);
     for (const auto& p : topic.partitions) {
       refs.push_back(resolve_partition(broker, *ctx.metadata, topic.name, p.partition_index));
+      if (!ok) refs.back().error = kafka_error::kTopicAuthorizationFailed;
       offsets.push_back(p.offset);
     }
   }

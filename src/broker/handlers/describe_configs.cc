@@ -9,6 +9,7 @@
 #include <cassert>
 #include <charconv>
 
+#include "broker/handlers/authorize.h"
 #include "broker/config_admin.h"
 #include "broker/dynamic_configs.h"
 #include "cluster/keys.h"
@@ -266,7 +267,10 @@ asio::awaitable<DescribeConfigsResponse> handle_describe_configs(Broker& broker,
                      version >= 3 && request.include_documentation};
   for (const auto& r : request.resources) {
     DescribeConfigsResponse::Result out;
-    if (r.resource_type == config_resource::kTopic) {
+    // Kafka's check: DESCRIBE_CONFIGS on the topic or the cluster.
+    if (auto code = config_denied(broker, ctx, AclOperation::kDescribeConfigs, r.resource_type, r.resource_name)) {
+      out = failed(*code, std::nullopt);
+    } else if (r.resource_type == config_resource::kTopic) {
       out = describe_topic(broker, r, opts);
     } else if (r.resource_type == config_resource::kBroker) {
       out = describe_broker(broker, r, opts);

@@ -9,6 +9,7 @@
 // INVALID_TOPIC_EXCEPTION, INVALID_CONFIG, UNKNOWN_TOPIC_OR_PARTITION, KAFKA_STORAGE_ERROR.
 #include <algorithm>
 
+#include "broker/handlers/authorize.h"
 #include "broker/config_admin.h"
 #include "broker/errors.h"
 #include "broker/handlers/handlers.h"
@@ -99,8 +100,13 @@ asio::awaitable<ApiError> alter(Broker& broker, const IncrementalAlterConfigsReq
 }  // namespace
 
 asio::awaitable<IncrementalAlterConfigsResponse> handle_incremental_alter_configs(
-    Broker& broker, RequestContext&, IncrementalAlterConfigsRequest& request) {
-  co_return co_await alter_each_resource<IncrementalAlterConfigsResponse>(broker, request, &alter);
+    Broker& broker, RequestContext& ctx, IncrementalAlterConfigsRequest& request) {
+  // Kafka's check: ALTER_CONFIGS on the topic or the cluster.
+  auto denied = [&broker, &ctx](int8_t type, const std::string& name) -> std::optional<ApiError> {
+    if (auto code = config_denied(broker, ctx, AclOperation::kAlterConfigs, type, name)) return ApiError{*code, {}};
+    return std::nullopt;
+  };
+  co_return co_await alter_each_resource<IncrementalAlterConfigsResponse>(broker, request, &alter, denied);
 }
 
 }  // namespace strata::broker
