@@ -408,8 +408,21 @@ namespace {
 // (administration not yet given its per-resource checks) needs ALTER on the CLUSTER, so
 // nothing is left open: closed, not guessed.
 bool checks_own_acls(int16_t api_key) {
-  static constexpr int16_t kChecked[] = {0,  1,  2,  3,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-                                         22, 23, 24, 25, 26, 28, 29, 30, 31, 32, 33, 36, 37, 42, 44, 47, 50, 51, 60};
+  using namespace protocol;
+  static constexpr int16_t kChecked[] = {
+      ProduceRequest::kApiKey, FetchRequest::kApiKey, ListOffsetsRequest::kApiKey, MetadataRequest::kApiKey,
+      OffsetCommitRequest::kApiKey, OffsetFetchRequest::kApiKey, FindCoordinatorRequest::kApiKey,
+      JoinGroupRequest::kApiKey, HeartbeatRequest::kApiKey, LeaveGroupRequest::kApiKey, SyncGroupRequest::kApiKey,
+      DescribeGroupsRequest::kApiKey, ListGroupsRequest::kApiKey, SaslHandshakeRequest::kApiKey,
+      ApiVersionsRequest::kApiKey, CreateTopicsRequest::kApiKey, DeleteTopicsRequest::kApiKey,
+      DeleteRecordsRequest::kApiKey, InitProducerIdRequest::kApiKey, OffsetForLeaderEpochRequest::kApiKey,
+      AddPartitionsToTxnRequest::kApiKey, AddOffsetsToTxnRequest::kApiKey, EndTxnRequest::kApiKey,
+      TxnOffsetCommitRequest::kApiKey, DescribeAclsRequest::kApiKey, CreateAclsRequest::kApiKey,
+      DeleteAclsRequest::kApiKey, DescribeConfigsRequest::kApiKey, AlterConfigsRequest::kApiKey,
+      SaslAuthenticateRequest::kApiKey, CreatePartitionsRequest::kApiKey, DeleteGroupsRequest::kApiKey,
+      IncrementalAlterConfigsRequest::kApiKey, OffsetDeleteRequest::kApiKey,
+      DescribeUserScramCredentialsRequest::kApiKey, AlterUserScramCredentialsRequest::kApiKey,
+      DescribeClusterRequest::kApiKey};
   for (int16_t k : kChecked) {
     if (k == api_key) return true;
   }
