@@ -116,7 +116,10 @@ std::vector<std::string> split_list(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     const size_t comma = std::min(s.find(',', start), s.size());
-    if (comma > start) parts.push_back(s.substr(start, comma - start));
+    std::string part = s.substr(start, comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty()) parts.push_back(std::move(part));
     start = comma + 1;
   }
   return parts;

@@ -70,7 +70,8 @@ struct TopicConfigKey {
 const std::vector<TopicConfigKey>& topic_config_keys();
 const TopicConfigKey* find_topic_config_key(const std::string& name);
 
-// "a,b" <-> {"a", "b"}; empty parts are dropped, as Kafka's list parsing does.
+// "a,b" <-> {"a", "b"}; parts are trimmed and empty ones dropped, as Kafka's list
+// parsing does (ConfigDef's LIST: "a, b" is {"a", "b"}).
 std::vector<std::string> split_list(const std::string& s);
 std::string join_list(const std::vector<std::string>& parts);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "broker/config_admin.h"
 #include "common/log_limit.h"
 #include "security/jaas.h"
 #include "security/plain.h"
@@ -13,20 +14,6 @@ namespace strata::broker {
 namespace {
 
 constexpr const char* kPlain = "PLAIN";
-
-std::vector<std::string> split_names(const std::string& v) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= v.size()) {
-    const size_t end = std::min(v.find(',', at), v.size());
-    std::string item = v.substr(at, end - at);
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) out.push_back(std::move(item));
-    at = end + 1;
-  }
-  return out;
-}
 
 class PlainStep : public SaslStep {
  public:
@@ -97,7 +84,7 @@ Result<std::unique_ptr<SaslMechanisms>, std::string> SaslMechanisms::create(cons
     if (!net::uses_sasl(l.protocol)) continue;
     PerListener& per = m->listeners_[l.name];
     // Kafka's default is GSSAPI, which Strata does not have: it must be named.
-    per.mechanisms = split_names(config.value_or(l.name, "sasl.enabled.mechanisms", "GSSAPI"));
+    per.mechanisms = split_list(config.value_or(l.name, "sasl.enabled.mechanisms", "GSSAPI"));
     for (const std::string& mech : per.mechanisms) {
       if (mech != kPlain && !security::scram_mechanism_from_name(mech)) {
         return fail("listener " + l.name + ": sasl.enabled.mechanisms: " + mech +

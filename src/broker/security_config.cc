@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "broker/config_admin.h"
+
 namespace strata::broker {
 namespace {
 
@@ -18,17 +20,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::vector<std::string> split(const std::string& v, char sep) {
-  std::vector<std::string> out;
-  size_t at = 0;
-  while (at <= v.size()) {
-    const size_t end = std::min(v.find(sep, at), v.size());
-    std::string item = trim(v.substr(at, end - at));
-    if (!item.empty()) out.push_back(std::move(item));
-    at = end + 1;
-  }
-  return out;
-}
 
 std::optional<net::SecurityProtocol> protocol_of(const std::string& name) {
   if (name == "PLAINTEXT") return net::SecurityProtocol::kPlaintext;
@@ -43,7 +34,7 @@ std::optional<net::SecurityProtocol> protocol_of(const std::string& name) {
 Result<std::map<std::string, net::SecurityProtocol>, std::string> parse_protocol_map(const std::string& v) {
   std::map<std::string, net::SecurityProtocol> out;
   for (const char* p : {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"}) out[p] = *protocol_of(p);
-  for (const std::string& entry : split(v, ',')) {
+  for (const std::string& entry : split_list(v)) {
     const auto colon = entry.find(':');
     if (colon == std::string::npos) return fail("listener.security.protocol.map: expected NAME:PROTOCOL: " + entry);
     const auto proto = protocol_of(trim(entry.substr(colon + 1)));
@@ -57,7 +48,7 @@ Result<std::map<std::string, net::SecurityProtocol>, std::string> parse_protocol
 Result<std::vector<ListenerSpec>, std::string> parse_listeners(
     const std::string& key, const std::string& v, const std::map<std::string, net::SecurityProtocol>& map) {
   std::vector<ListenerSpec> out;
-  for (const std::string& entry : split(v, ',')) {
+  for (const std::string& entry : split_list(v)) {
     const auto scheme = entry.find("://");
     if (scheme == std::string::npos) return fail(key + ": expected NAME://host:port: " + entry);
     ListenerSpec l;
