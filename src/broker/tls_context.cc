@@ -177,7 +177,8 @@ Result<std::shared_ptr<asio::ssl::context>, std::string> TlsContextSource::build
     return fail("ssl.client.auth=" + auth + " needs a trust store (ssl.truststore.location)");
   }
   SSL_CTX_set_verify(native, mode, nullptr);
-  // Session tickets resumption keeps reconnects cheap; the id scopes the cache.
+  // OpenSSL requires a session id context for session resumption when client
+  // certificates are verified; any fixed value scoped to the broker will do.
   static const unsigned char kSessionId[] = "strata";
   SSL_CTX_set_session_id_context(native, kSessionId, sizeof(kSessionId) - 1);
   return ctx;

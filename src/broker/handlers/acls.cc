@@ -23,6 +23,16 @@ namespace {
 
 constexpr const char* kNoAuthorizer = "No Authorizer is configured.";
 
+// Why CreateAcls or DeleteAcls is refused whole (no authorizer, or no ALTER on the
+// cluster): the error for every item, or nullopt.
+std::optional<std::pair<int16_t, const char*>> refused(Broker& broker, const RequestContext& ctx) {
+  if (!broker.authorizer().enabled()) return std::pair{kafka_error::kSecurityDisabled, kNoAuthorizer};
+  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
+    return std::pair{kafka_error::kClusterAuthorizationFailed, "Cluster authorization failed."};
+  }
+  return std::nullopt;
+}
+
 template <class F>
 AclFilter filter_of(const F& f) {
   AclFilter out;
@@ -48,15 +58,8 @@ AclBinding binding_of(const CreateAclsRequest::Creation& c) {
 asio::awaitable<CreateAclsResponse> handle_create_acls(Broker& broker, RequestContext& ctx,
                                                        CreateAclsRequest& request) {
   CreateAclsResponse r;
-  auto all = [&r, &request](int16_t code, const char* message) {
-    for (size_t i = 0; i < request.creations.size(); ++i) r.results.push_back({code, message});
-  };
-  if (!broker.authorizer().enabled()) {
-    all(kafka_error::kSecurityDisabled, kNoAuthorizer);
-    co_return r;
-  }
-  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
-    all(kafka_error::kClusterAuthorizationFailed, "Cluster authorization failed.");
+  if (auto no = refused(broker, ctx)) {
+    for (size_t i = 0; i < request.creations.size(); ++i) r.results.push_back({no->first, no->second});
     co_return r;
   }
   std::vector<AclBinding> bindings;
@@ -113,15 +116,8 @@ asio::awaitable<DescribeAclsResponse> handle_describe_acls(Broker& broker, Reque
 asio::awaitable<DeleteAclsResponse> handle_delete_acls(Broker& broker, RequestContext& ctx,
                                                        DeleteAclsRequest& request) {
   DeleteAclsResponse r;
-  auto all = [&r, &request](int16_t code, const char* message) {
-    for (size_t i = 0; i < request.filters.size(); ++i) r.filter_results.push_back({code, message, {}});
-  };
-  if (!broker.authorizer().enabled()) {
-    all(kafka_error::kSecurityDisabled, kNoAuthorizer);
-    co_return r;
-  }
-  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
-    all(kafka_error::kClusterAuthorizationFailed, "Cluster authorization failed.");
+  if (auto no = refused(broker, ctx)) {
+    for (size_t i = 0; i < request.filters.size(); ++i) r.filter_results.push_back({no->first, no->second, {}});
     co_return r;
   }
   std::vector<AclFilter> filters;

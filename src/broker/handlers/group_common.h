@@ -1,6 +1,7 @@
 // What the group handlers share.
 #pragma once
 
+#include "broker/authorizer.h"
 #include "broker/handlers/handlers.h"
 #include "group/errors.h"
 
@@ -8,9 +9,7 @@ namespace strata::broker {
 
 // Kafka's clientHost for a member: "/" and the peer's address, without the port.
 inline std::string client_host(const RequestContext& ctx) {
-  const std::string& a = ctx.frame.client_address;
-  const auto colon = a.rfind(':');
-  return "/" + (colon == std::string::npos ? a : a.substr(0, colon));
+  return "/" + std::string(client_host(std::string_view(ctx.frame.client_address)));
 }
 
 // Whether `topic` has partition `partition` (offset commits and deletes name
