@@ -111,17 +111,22 @@ void MmapIndex::unmap() {
   populated_bytes_ = 0;
 }
 
-void MmapIndex::populate_from(uint64_t at) {
+bool MmapIndex::populate_from(uint64_t at) {
   // Set by the first EINVAL: the kernel lacks MADV_POPULATE_WRITE (before 5.14).
   static std::atomic<bool> unsupported{false};
   const uint64_t page = uint64_t(::sysconf(_SC_PAGESIZE));
   const uint64_t begin = round_down(at, page);
   const uint64_t end = std::min(begin + kPopulateBytes, map_bytes_);
-  populated_bytes_ = end;
-  if (end <= begin || unsupported.load(std::memory_order_relaxed)) return;
-  if (::madvise(map_ + begin, size_t(end - begin), MADV_POPULATE_WRITE) != 0 && errno == EINVAL) {
+  if (end <= begin || unsupported.load(std::memory_order_relaxed)) {
+    populated_bytes_ = std::max(populated_bytes_, end);
+    return true;
+  }
+  if (::madvise(map_ + begin, size_t(end - begin), MADV_POPULATE_WRITE) != 0) {
+    if (errno != EINVAL) return false;  // nothing counts as populated: the next slot retries
     unsupported.store(true, std::memory_order_relaxed);
   }
+  populated_bytes_ = end;
+  return true;
 }
 
 Result<void, StorageError> MmapIndex::remap(int fd, uint64_t length) {

@@ -46,11 +46,13 @@ class MmapIndex {
 
   // The bytes of slot `n`. Requires n < max_entries().
   const uint8_t* slot(size_t n) const { return map_ + n * entry_size_; }
-  // The slot the next entry goes to. Requires writable() and entries() < max_entries();
-  // the caller fills entry_size() bytes and then calls commit_append().
+  // The slot the next entry goes to, or null when its page cannot be backed (the file
+  // system is full: writing through the mapping would raise SIGBUS). Requires writable()
+  // and entries() < max_entries(); the caller fills entry_size() bytes and then calls
+  // commit_append().
   uint8_t* next_slot() {
     const uint64_t at = uint64_t(entries_) * entry_size_;
-    if (at + entry_size_ > populated_bytes_) populate_from(at);
+    if (at + entry_size_ > populated_bytes_ && !populate_from(at)) return nullptr;
     return map_ + at;
   }
   void commit_append() { ++entries_; }
@@ -89,9 +91,10 @@ class MmapIndex {
   // kPopulateBytes (MADV_POPULATE_WRITE, Linux 5.14+), so appends take one system call
   // per 64 KiB of entries rather than one page fault per 4 KiB. The pages ahead are
   // dirtied as zeros, so up to 64 KiB past the entries is written back as zeros rather
-  // than left a hole (trim() cuts it). Best effort: on any error (an older kernel says
-  // EINVAL) the pages fault in on first write as before.
-  void populate_from(uint64_t at);
+  // than left a hole (trim() cuts it). False when the pages cannot be backed (EFAULT or
+  // ENOMEM: a full file system, where a write through the mapping would be a SIGBUS).
+  // On a kernel without it (EINVAL, before 5.14) true, and pages fault in on first write.
+  bool populate_from(uint64_t at);
 
   template <class KeyFn>
   static size_t binary_search(int64_t target, KeyFn& key, size_t lo, size_t hi);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cerrno>
 #include <cstdint>
 #include <limits>
 
@@ -95,6 +96,10 @@ Result<void, StorageError> OffsetIndex::append(Offset offset, uint32_t position)
                                   std::to_string(last.position) + ") to " + f.absolute_path()));
   }
   uint8_t* slot = f.next_slot();
+  if (slot == nullptr) {
+    errno = ENOSPC;  // what the file system would say to a write(2); a disk failure
+    return fail(io_error("extend the offset index " + f.absolute_path()));
+  }
   store_be32(slot, uint32_t(int32_t(relative)));
   store_be32(slot + 4, position);
   f.commit_append();

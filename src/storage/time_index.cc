@@ -2,6 +2,7 @@
 #include "storage/time_index.h"
 
 #include <cassert>
+#include <cerrno>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -93,6 +94,10 @@ Result<void, StorageError> TimeIndex::maybe_append(int64_t timestamp, Offset off
                                   " time index (size = " + std::to_string(f.entries()) + ") " + f.absolute_path()));
   }
   uint8_t* slot = f.next_slot();
+  if (slot == nullptr) {
+    errno = ENOSPC;  // what the file system would say to a write(2); a disk failure
+    return fail(io_error("extend the time index " + f.absolute_path()));
+  }
   store_be64(slot, uint64_t(timestamp));
   store_be32(slot + 8, uint32_t(int32_t(relative)));
   f.commit_append();

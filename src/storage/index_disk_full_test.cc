@@ -1,0 +1,100 @@
+// Indexes on a full file system: an index is a sparse file written through a mapping, so
+// a page the file system cannot back would be a SIGBUS on the first write to it. Appends
+// must fail with an error instead, and work again once space is freed. The test mounts
+// its own small tmpfs (the fault runs' disk-full nemesis does the same), so it needs root;
+// elsewhere it is skipped with the reason.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "storage/offset_index.h"
+#include "storage/time_index.h"
+
+namespace strata::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kIndexBytes = 1 << 20;  // far more than the file system holds
+
+class IndexDiskFullTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("strata-idx-full-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    if (::mount("tmpfs", dir_.c_str(), "tmpfs", 0, "size=256k") != 0) {
+      const std::string why = std::strerror(errno);
+      fs::remove_all(dir_);
+      GTEST_SKIP() << "cannot mount a tmpfs here (" << why << "): needs root";
+    }
+    mounted_ = true;
+  }
+  void TearDown() override {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    fs::remove_all(dir_);
+  }
+
+  // Writes zeros into a filler file until the file system says ENOSPC.
+  void fill() {
+    std::ofstream out(dir_ / "filler", std::ios::binary);
+    const std::vector<char> block(4096, 0);
+    while (out.write(block.data(), std::streamsize(block.size())) && out.flush()) {
+    }
+  }
+  void unfill() { fs::remove(dir_ / "filler"); }
+
+  fs::path dir_;
+  bool mounted_ = false;
+};
+
+TEST_F(IndexDiskFullTest, OffsetIndexAppendFailsInsteadOfCrashing) {
+  auto idx = OffsetIndex::open((dir_ / "00000000000000000000.index").string(), Offset(0),
+                               kIndexBytes, true);
+  ASSERT_TRUE(idx.ok()) << idx.error().message();
+  fill();
+  int64_t offset = 0;
+  bool failed = false;
+  // Enough entries to cross every page the index could have prefaulted before the fill.
+  for (int i = 0; i < 40000 && !failed; ++i, offset += 10) {
+    auto r = idx->append(Offset(offset), uint32_t(offset * 100));
+    if (!r) {
+      failed = true;
+      EXPECT_EQ(r.error().sys_errno, ENOSPC) << r.error().message();
+    }
+  }
+  EXPECT_TRUE(failed) << "a full tmpfs took every index entry";
+  const size_t kept = idx->entries();
+  unfill();
+  ASSERT_TRUE(idx->append(Offset(offset), uint32_t(offset * 100)).ok());
+  EXPECT_EQ(idx->entries(), kept + 1);
+}
+
+TEST_F(IndexDiskFullTest, TimeIndexAppendFailsInsteadOfCrashing) {
+  auto idx = TimeIndex::open((dir_ / "00000000000000000000.timeindex").string(), Offset(0),
+                             kIndexBytes, true);
+  ASSERT_TRUE(idx.ok()) << idx.error().message();
+  fill();
+  int64_t offset = 0;
+  bool failed = false;
+  for (int i = 0; i < 40000 && !failed; ++i, offset += 10) {
+    auto r = idx->maybe_append(1000 + offset, Offset(offset));
+    if (!r) {
+      failed = true;
+      EXPECT_EQ(r.error().sys_errno, ENOSPC) << r.error().message();
+    }
+  }
+  EXPECT_TRUE(failed) << "a full tmpfs took every time index entry";
+  unfill();
+  EXPECT_TRUE(idx->maybe_append(1000 + offset, Offset(offset)).ok());
+}
+
+}  // namespace
+}  // namespace strata::storage
