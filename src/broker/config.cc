@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <type_traits>
 
@@ -248,21 +247,6 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
     if (auto r = it->second(key, value); !r) return r;
   }
   return {};
-}
-
-Result<std::map<std::string, std::string>, std::string> read_properties_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return fail("cannot read " + path);
-  std::map<std::string, std::string> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    line = trim(line);
-    if (line.empty() || line[0] == '#' || line[0] == '!') continue;
-    const auto sep = line.find_first_of("=:");
-    if (sep == std::string::npos) return fail(path + ": not key=value: " + line);
-    out[trim(line.substr(0, sep))] = trim(line.substr(sep + 1));
-  }
-  return out;
 }
 
 }  // namespace strata::broker

@@ -132,7 +132,5 @@ struct BrokerConfig {
   }
 };
 
-// Reads a Java properties file (key=value or key: value lines, # and ! comments).
-Result<std::map<std::string, std::string>, std::string> read_properties_file(const std::string& path);
 
 }  // namespace strata::broker

@@ -1,19 +1,29 @@
 #include "client/kafka_client.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <mutex>
 
 #include "common/bytes.h"
 #include "protocol/apis/api_versions.h"
+#include "protocol/apis/sasl_authenticate.h"
+#include "protocol/apis/sasl_handshake.h"
+#include "security/scram_client.h"
+#include "security/tls_stores.h"
 
 namespace strata::client {
 
@@ -35,12 +45,12 @@ constexpr Named kApiNames[] = {
     {0, "Produce"}, {1, "Fetch"}, {2, "ListOffsets"}, {3, "Metadata"},
     {8, "OffsetCommit"}, {9, "OffsetFetch"}, {10, "FindCoordinator"}, {11, "JoinGroup"},
     {12, "Heartbeat"}, {13, "LeaveGroup"}, {14, "SyncGroup"}, {15, "DescribeGroups"},
-    {16, "ListGroups"}, {18, "ApiVersions"}, {19, "CreateTopics"},
+    {16, "ListGroups"}, {17, "SaslHandshake"}, {18, "ApiVersions"}, {19, "CreateTopics"},
     {20, "DeleteTopics"}, {21, "DeleteRecords"}, {22, "InitProducerId"},
     {23, "OffsetForLeaderEpoch"}, {24, "AddPartitionsToTxn"}, {25, "AddOffsetsToTxn"},
     {26, "EndTxn"}, {27, "WriteTxnMarkers"}, {28, "TxnOffsetCommit"},
     {32, "DescribeConfigs"}, {33, "AlterConfigs"},
-    {35, "DescribeLogDirs"}, {37, "CreatePartitions"}, {42, "DeleteGroups"},
+    {35, "DescribeLogDirs"}, {36, "SaslAuthenticate"}, {37, "CreatePartitions"}, {42, "DeleteGroups"},
     {44, "IncrementalAlterConfigs"}, {47, "OffsetDelete"}, {60, "DescribeCluster"},
     {61, "DescribeProducers"}, {65, "DescribeTransactions"}, {66, "ListTransactions"},
 };
@@ -58,6 +68,28 @@ ClientError network_error(std::string what) {
 }
 ClientError protocol_error(std::string what) {
   return ClientError{ClientError::Kind::kProtocol, std::move(what)};
+}
+ClientError auth_error(std::string what) {
+  return ClientError{ClientError::Kind::kAuthentication, std::move(what)};
+}
+
+// Re-authentication starts this long before the broker's session ends (Kafka's clients
+// pick a point 85-95% into the session; a fixed margin keeps it simple and early enough
+// for the one round trip it takes).
+constexpr double kReauthenticateAt = 0.85;
+
+// What went wrong in an OpenSSL call on a blocking socket with send/receive timeouts.
+std::string tls_failure(ssl_st* ssl, int rc, int timeout_ms) {
+  const int e = SSL_get_error(ssl, rc);
+  if ((e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) ||
+      (e == SSL_ERROR_SYSCALL && (errno == EAGAIN || errno == EWOULDBLOCK))) {
+    return "no answer within " + std::to_string(timeout_ms) + " ms";
+  }
+  if (e == SSL_ERROR_ZERO_RETURN || (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0)) {
+    return errno != 0 && e == SSL_ERROR_SYSCALL ? std::string(std::strerror(errno))
+                                               : "the broker closed the connection";
+  }
+  return security::openssl_error();
 }
 
 // Connects one address within timeout_ms; -1 with `error` set on failure.
@@ -131,22 +163,23 @@ std::string api_name(int16_t api_key) {
   return name ? name : "ApiKey" + std::to_string(api_key);
 }
 
-KafkaClient::KafkaClient(int fd, int timeout_ms, std::string client_id)
-    : fd_(fd), timeout_ms_(timeout_ms), client_id_(std::move(client_id)) {}
+KafkaClient::KafkaClient(int fd, ConnectOptions options) : fd_(fd), options_(std::move(options)) {}
 
 KafkaClient::KafkaClient(KafkaClient&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
-      timeout_ms_(other.timeout_ms_),
-      client_id_(std::move(other.client_id_)),
+      ssl_(std::exchange(other.ssl_, nullptr)),
+      options_(std::move(other.options_)),
+      reauthenticate_at_(other.reauthenticate_at_),
       next_correlation_id_(other.next_correlation_id_),
       broker_versions_(std::move(other.broker_versions_)) {}
 
 KafkaClient& KafkaClient::operator=(KafkaClient&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    close_connection();
     fd_ = std::exchange(other.fd_, -1);
-    timeout_ms_ = other.timeout_ms_;
-    client_id_ = std::move(other.client_id_);
+    ssl_ = std::exchange(other.ssl_, nullptr);
+    options_ = std::move(other.options_);
+    reauthenticate_at_ = other.reauthenticate_at_;
     next_correlation_id_ = other.next_correlation_id_;
     broker_versions_ = std::move(other.broker_versions_);
   }
@@ -154,11 +187,17 @@ KafkaClient& KafkaClient::operator=(KafkaClient&& other) noexcept {
 }
 
 KafkaClient::~KafkaClient() {
-  if (fd_ >= 0) ::close(fd_);
+  close_connection();
 }
 
-Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int connect_timeout_ms,
-                                                      int io_timeout_ms, std::string client_id) {
+void KafkaClient::close_connection() {
+  if (ssl_ != nullptr) SSL_free(ssl_);  // no close_notify: it could block on a dead peer
+  ssl_ = nullptr;
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, const ConnectOptions& options) {
   const std::string where = at.host + ":" + std::to_string(at.port);
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -169,21 +208,139 @@ Result<KafkaClient, ClientError> KafkaClient::connect(const HostPort& at, int co
   std::string error = "no address";
   int fd = -1;
   for (const addrinfo* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = connect_one(*ai, connect_timeout_ms, io_timeout_ms, error);
+    fd = connect_one(*ai, options.connect_timeout_ms, options.io_timeout_ms, error);
   }
   ::freeaddrinfo(found);
   if (fd < 0) return fail(network_error("cannot connect to " + where + ": " + error));
-  KafkaClient client(fd, io_timeout_ms, std::move(client_id));
-  if (auto r = client.handshake(); !r) {
-    ClientError e = r.error();
+  KafkaClient client(fd, options);
+  const ClientSecurity* security = options.security.get();
+  auto prefixed = [&](ClientError e) {
     e.message = where + ": " + e.message;
-    return fail(std::move(e));
+    return e;
+  };
+  if (security != nullptr && security->tls) {
+    if (auto r = client.start_tls(at.host); !r) return fail(prefixed(r.error()));
+  }
+  if (auto r = client.handshake(); !r) return fail(prefixed(r.error()));
+  if (security != nullptr && security->sasl) {
+    if (auto r = client.authenticate(); !r) return fail(prefixed(r.error()));
   }
   return Result<KafkaClient, ClientError>(std::move(client));
 }
 
+// The TLS handshake over the connected socket. The broker's certificate must chain to
+// the trust store and, with hostname verification, name `host` (a DNS name or an IP
+// address, matched against the certificate's subject alternative names as Kafka's
+// "https" endpoint identification does).
+Result<void, ClientError> KafkaClient::start_tls(const std::string& host) {
+  // OpenSSL writes to the socket with write(2), not send(..., MSG_NOSIGNAL): a broker
+  // that closed the connection would kill the process with SIGPIPE instead of failing
+  // the call. The process ignores the signal from the first TLS connection on.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  ssl_ = SSL_new(options_.security->tls_context.get());
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return fail(auth_error("TLS: " + security::openssl_error()));
+  in6_addr ip{};
+  const bool is_ip = ::inet_pton(AF_INET, host.c_str(), &ip) == 1 || ::inet_pton(AF_INET6, host.c_str(), &ip) == 1;
+  if (!is_ip) SSL_set_tlsext_host_name(ssl_, host.c_str());
+  if (options_.security->verify_hostname) {
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+    const int set = is_ip ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str())
+                          : X509_VERIFY_PARAM_set1_host(param, host.c_str(), 0);
+    if (set != 1) return fail(auth_error("TLS: cannot verify the name " + host));
+  }
+  ERR_clear_error();
+  errno = 0;
+  const int rc = SSL_connect(ssl_);
+  if (rc != 1) {
+    const long verify = SSL_get_verify_result(ssl_);
+    std::string why = verify != X509_V_OK ? std::string("the broker's certificate: ") +
+                                                X509_verify_cert_error_string(verify)
+                                          : tls_failure(ssl_, rc, options_.io_timeout_ms);
+    return fail(auth_error("TLS handshake failed: " + why));
+  }
+  return {};
+}
+
+// SaslHandshake v1 (the tokens then travel in SaslAuthenticate, KIP-152), then the
+// mechanism's rounds. The broker's session lifetime, if it set one, schedules the next
+// login.
+Result<void, ClientError> KafkaClient::authenticate() {
+  using protocol::SaslHandshakeRequest;
+  using protocol::SaslHandshakeResponse;
+  const std::string mechanism = options_.security->mechanism_name();
+  SaslHandshakeRequest hs;
+  hs.mechanism = mechanism;
+  protocol::Output body;
+  protocol::Encoder(body, 1, false).encode(hs);
+  auto frame = exchange(SaslHandshakeRequest::kApiKey, 1, false, body.bytes, 0);
+  if (!frame) return fail(frame.error());
+  auto answer = decode<SaslHandshakeResponse>(*frame, 1, false, SaslHandshakeRequest::kApiKey);
+  if (!answer) return fail(answer.error());
+  if (answer->error_code != 0) {
+    std::string enabled;
+    for (const auto& m : answer->mechanisms) enabled += (enabled.empty() ? "" : ", ") + m;
+    return fail(auth_error("SASL " + mechanism + ": " + kafka_error_name(answer->error_code) +
+                           " (the listener enables: " + enabled + ")"));
+  }
+  if (options_.security->mechanism == SaslMechanism::kPlain) {
+    const std::string token = std::string(1, '\0') + options_.security->username + '\0' + options_.security->password;
+    auto r = sasl_round(token);
+    return r ? Result<void, ClientError>() : fail(r.error());
+  }
+  security::ScramClient scram(options_.security->mechanism == SaslMechanism::kScramSha256
+                                  ? security::ScramMechanism::kSha256
+                                  : security::ScramMechanism::kSha512,
+                              options_.security->username, options_.security->password);
+  auto first = scram.first();
+  if (!first) return fail(auth_error(first.error()));
+  auto server_first = sasl_round(*first);
+  if (!server_first) return fail(server_first.error());
+  auto final = scram.final(*server_first);
+  if (!final) return fail(auth_error(final.error()));
+  auto server_final = sasl_round(*final);
+  if (!server_final) return fail(server_final.error());
+  if (auto v = scram.verify(*server_final); !v) return fail(auth_error(v.error()));
+  return {};
+}
+
+Result<std::string, ClientError> KafkaClient::sasl_round(const std::string& token) {
+  using protocol::SaslAuthenticateRequest;
+  using protocol::SaslAuthenticateResponse;
+  const int16_t v = pick_version(SaslAuthenticateRequest::kApiKey, SaslAuthenticateRequest::kVersions).value_or(0);
+  const bool flexible = v >= SaslAuthenticateRequest::kFlexibleFrom;
+  SaslAuthenticateRequest request;
+  request.auth_bytes.assign(token.begin(), token.end());
+  protocol::Output body;
+  protocol::Encoder(body, v, flexible).encode(request);
+  auto frame = exchange(SaslAuthenticateRequest::kApiKey, v, flexible, body.bytes, flexible ? 1 : 0);
+  if (!frame) return fail(frame.error());
+  auto answer = decode<SaslAuthenticateResponse>(*frame, v, flexible, SaslAuthenticateRequest::kApiKey);
+  if (!answer) return fail(answer.error());
+  if (answer->error_code != 0) {
+    return fail(auth_error("SASL " + options_.security->mechanism_name() + " as " + options_.security->username + ": " +
+                           kafka_error_name(answer->error_code) +
+                           (answer->error_message ? ": " + *answer->error_message : "")));
+  }
+  if (answer->session_lifetime_ms > 0) {
+    reauthenticate_at_ = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(int64_t(double(answer->session_lifetime_ms) * kReauthenticateAt));
+  }
+  return std::string(answer->auth_bytes.begin(), answer->auth_bytes.end());
+}
+
+Result<void, ClientError> KafkaClient::keep_session() {
+  if (std::chrono::steady_clock::now() < reauthenticate_at_) return {};
+  reauthenticate_at_ = std::chrono::steady_clock::time_point::max();
+  if (auto r = authenticate(); !r) {
+    close_connection();
+    return fail(r.error());
+  }
+  return {};
+}
+
 void KafkaClient::abort() {
-  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
+  if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);  // a TLS session fails with its socket
 }
 
 std::optional<int16_t> KafkaClient::pick_version(int16_t api_key, protocol::Versions ours) const {
@@ -258,16 +415,15 @@ Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(int16_t api_key, i
   w.i16(api_key);
   w.i16(version);
   w.i32(correlation_id);
-  w.i16(int16_t(client_id_.size()));
-  w.bytes(as_bytes(client_id_));
+  w.i16(int16_t(options_.client_id.size()));
+  w.bytes(as_bytes(options_.client_id));
   if (flexible) w.uvarint(0);  // request header v2: no tagged fields
   w.bytes(body);
   w.patch_i32(size_at, int32_t(out.size() - 4));
 
   // After any failure the stream may be out of step: the connection is given up.
   auto give_up = [this](ClientError e) {
-    ::close(fd_);
-    fd_ = -1;
+    close_connection();
     return e;
   };
   if (auto r = send_all(out); !r) return fail(give_up(r.error()));
@@ -304,10 +460,18 @@ Result<KafkaClient::Frame, ClientError> KafkaClient::exchange(int16_t api_key, i
 Result<void, ClientError> KafkaClient::send_all(const std::vector<uint8_t>& bytes) {
   size_t sent = 0;
   while (sent < bytes.size()) {
+    if (ssl_ != nullptr) {
+      ERR_clear_error();
+      errno = 0;
+      const int n = SSL_write(ssl_, bytes.data() + sent, int(std::min<size_t>(bytes.size() - sent, 1 << 30)));
+      if (n <= 0) return fail(network_error("send: " + tls_failure(ssl_, n, options_.io_timeout_ms)));
+      sent += size_t(n);
+      continue;
+    }
     const ssize_t n = ::send(fd_, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return fail(network_error("send timed out after " + std::to_string(timeout_ms_) + " ms"));
+      return fail(network_error("send timed out after " + std::to_string(options_.io_timeout_ms) + " ms"));
     }
     if (n <= 0) return fail(network_error(std::string("send: ") + std::strerror(errno)));
     sent += size_t(n);
@@ -318,10 +482,18 @@ Result<void, ClientError> KafkaClient::send_all(const std::vector<uint8_t>& byte
 Result<void, ClientError> KafkaClient::receive(uint8_t* into, size_t n) {
   size_t got = 0;
   while (got < n) {
+    if (ssl_ != nullptr) {
+      ERR_clear_error();
+      errno = 0;
+      const int r = SSL_read(ssl_, into + got, int(std::min<size_t>(n - got, 1 << 30)));
+      if (r <= 0) return fail(network_error("receive: " + tls_failure(ssl_, r, options_.io_timeout_ms)));
+      got += size_t(r);
+      continue;
+    }
     const ssize_t r = ::recv(fd_, into + got, n - got, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      return fail(network_error("no response within " + std::to_string(timeout_ms_) + " ms"));
+      return fail(network_error("no response within " + std::to_string(options_.io_timeout_ms) + " ms"));
     }
     if (r == 0) return fail(network_error("the broker closed the connection"));
     if (r < 0) return fail(network_error(std::string("receive: ") + std::strerror(errno)));

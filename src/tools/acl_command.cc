@@ -219,7 +219,7 @@ Result<int, CommandError> remove(KafkaClient& client, const AclArgs& a, PatternT
 
 void add_acl_command(CLI::App& app, AclArgs& args) {
   CLI::App* cmd = app.add_subcommand("acl", "Add, remove or list ACLs, as kafka-acls.sh");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   auto* add_flag = cmd->add_flag("--add", args.add, "Add ACLs");
   auto* remove_flag = cmd->add_flag("--remove", args.remove, "Remove ACLs");
   auto* list_flag = cmd->add_flag("--list", args.list, "List ACLs");
@@ -249,7 +249,7 @@ void add_acl_command(CLI::App& app, AclArgs& args) {
 
 int run_acl(const AclArgs& args, std::ostream& out, std::ostream& err) {
   const PatternType pattern = security::pattern_type_from_name(args.pattern_type);
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   Result<int, CommandError> r = !client      ? Result<int, CommandError>(fail(client.error()))
                                 : args.add   ? add(*client, args, pattern, out)
                                 : args.remove ? remove(*client, args, pattern, out)

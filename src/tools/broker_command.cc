@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "broker/broker.h"
+#include "common/properties.h"
 #include "storage/errors.h"
 
 namespace strata::tools {
@@ -37,7 +38,7 @@ int run_broker(const BrokerArgs& args) {
   broker::BrokerConfig config;
   std::map<std::string, std::string> props;
   if (!args.config_file.empty()) {
-    auto file = broker::read_properties_file(args.config_file);
+    auto file = read_properties_file(args.config_file);
     if (!file) {
       spdlog::error("{}", file.error());
       return 2;

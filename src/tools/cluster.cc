@@ -89,7 +89,14 @@ std::string partition_text(const PartitionKey& p) {
 }
 
 Result<KafkaClient, CommandError> connect_bootstrap(const std::string& servers, int timeout_ms,
-                                                    const std::string& client_id) {
+                                                    const std::string& client_id,
+                                                    const std::string& command_config) {
+  client::ConnectOptions how{timeout_ms, timeout_ms, client_id, nullptr};
+  if (!command_config.empty()) {
+    auto security = client::load_client_security(command_config);
+    if (!security) return fail(CommandError{"--command-config: " + security.error()});
+    how.security = std::move(*security);
+  }
   std::string errors;
   std::string_view rest = servers;
   while (!rest.empty()) {
@@ -98,8 +105,10 @@ Result<KafkaClient, CommandError> connect_bootstrap(const std::string& servers, 
     rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
     auto at = parse_host_port(one);
     if (!at) return fail(CommandError{"--bootstrap-server: " + at.error()});
-    auto client = KafkaClient::connect(*at, timeout_ms, client_id);
+    auto client = KafkaClient::connect(*at, how);
     if (client) return Result<KafkaClient, CommandError>(std::move(*client));
+    // A refusal by TLS or SASL is the same at every broker: say it, do not try the rest.
+    if (client.error().kind == ClientError::Kind::kAuthentication) return fail(client_error(client.error()));
     errors += (errors.empty() ? "" : "; ") + client.error().message;
   }
   return fail(CommandError{errors.empty() ? "--bootstrap-server is empty" : errors});
@@ -117,8 +126,8 @@ Result<MetadataResponse, CommandError> all_topics(KafkaClient& client) {
 
 std::map<PartitionKey, OffsetAnswer> list_offsets(const MetadataResponse& metadata,
                                                   const TopicPartitions& partitions,
-                                                  int64_t timestamp, int timeout_ms,
-                                                  const std::string& client_id) {
+                                                  int64_t timestamp,
+                                                  const client::ConnectOptions& how) {
   std::map<int32_t, TopicPartitions> by_leader;
   std::map<PartitionKey, OffsetAnswer> result;
   for (const auto& [topic, ids] : partitions) {
@@ -146,8 +155,7 @@ std::map<PartitionKey, OffsetAnswer> list_offsets(const MetadataResponse& metada
                                      [node](const auto& b) { return b.node_id == node; });
     std::string error = "BROKER_NOT_AVAILABLE";
     if (broker != metadata.brokers.end()) {
-      auto client =
-          KafkaClient::connect({broker->host, uint16_t(broker->port)}, timeout_ms, client_id);
+      auto client = KafkaClient::connect({broker->host, uint16_t(broker->port)}, how);
       if (client) {
         ask_leader(*client, owned, timestamp, result);
         continue;

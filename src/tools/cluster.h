@@ -43,9 +43,12 @@ using TopicPartitions = std::map<std::string, std::vector<int32_t>>;
 // "topic-partition", as Kafka's TopicPartition prints.
 std::string partition_text(const PartitionKey& p);
 
-// Connects to the first of the comma-separated HOST:PORT addresses that answers.
+// Connects to the first of the comma-separated HOST:PORT addresses that answers, with the
+// security settings of the properties file `command_config` (--command-config; empty:
+// PLAINTEXT). Later connections to other brokers reuse the answer's options().
 Result<KafkaClient, CommandError> connect_bootstrap(const std::string& servers, int timeout_ms,
-                                                    const std::string& client_id);
+                                                    const std::string& client_id,
+                                                    const std::string& command_config);
 
 // Metadata of every topic, creating none.
 Result<protocol::MetadataResponse, CommandError> all_topics(KafkaClient& client);
@@ -58,13 +61,13 @@ struct OffsetAnswer {
 };
 
 // ListOffsets for `timestamp` (kEarliestTimestamp, kLatestTimestamp, or wall-clock ms)
-// of each partition, asked of its leader, one connection per leader. Every partition
-// asked for has an entry; one Metadata does not name has the error
-// UNKNOWN_TOPIC_OR_PARTITION.
+// of each partition, asked of its leader, one connection per leader (made as `how`
+// says). Every partition asked for has an entry; one Metadata does not name has the
+// error UNKNOWN_TOPIC_OR_PARTITION.
 std::map<PartitionKey, OffsetAnswer> list_offsets(const protocol::MetadataResponse& metadata,
                                                   const TopicPartitions& partitions,
-                                                  int64_t timestamp, int timeout_ms,
-                                                  const std::string& client_id);
+                                                  int64_t timestamp,
+                                                  const client::ConnectOptions& how);
 
 // A broker as Metadata or FindCoordinator names it.
 struct Node {

@@ -21,7 +21,7 @@ struct Counts {
 };
 
 Status describe(const ClusterArgs& args, std::ostream& out) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   auto md = all_topics(*client);
   if (!md) return fail(md.error());
@@ -57,7 +57,7 @@ void add_cluster_command(CLI::App& app, ClusterArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "cluster", "Describe a Kafka-protocol cluster: its id, controller, brokers, racks, and "
                  "each broker's partition and leader counts");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   cmd->add_flag("--describe", args.describe, "Describe the cluster")->required();
   cmd->add_option("--timeout-ms", args.timeout_ms, "Connect and request timeout")
       ->check(CLI::PositiveNumber);

@@ -21,6 +21,7 @@ namespace strata::tools {
 
 struct ClusterArgs {
   std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;  // --command-config: the client security settings file
   bool describe = false;
   int timeout_ms = 10000;
 };

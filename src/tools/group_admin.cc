@@ -71,7 +71,7 @@ std::string pad(const std::string& s, size_t width) {
 }
 
 Result<GroupAdmin, CommandError> GroupAdmin::connect(const GroupArgs& args) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   return GroupAdmin(args, std::move(*client));
 }
@@ -95,8 +95,7 @@ Result<KafkaClient*, CommandError> GroupAdmin::coordinator(const std::string& gr
   const Node& node = known->second;
   auto open = connections_.find(node.id);
   if (open == connections_.end()) {
-    auto client =
-        KafkaClient::connect({node.host, uint16_t(node.port)}, args_->timeout_ms, kClientId);
+    auto client = KafkaClient::connect({node.host, uint16_t(node.port)}, bootstrap_.options());
     if (!client) return fail(client_error(client.error()));
     open = connections_.emplace(node.id, std::move(*client)).first;
   }
@@ -202,7 +201,7 @@ Result<std::map<PartitionKey, OffsetAnswer>, CommandError> GroupAdmin::offsets_a
   if (!m) return fail(m.error());
   TopicPartitions asked;
   for (const auto& [topic, partition] : partitions) asked[topic].push_back(partition);
-  return list_offsets(**m, asked, timestamp, args_->timeout_ms, kClientId);
+  return list_offsets(**m, asked, timestamp, bootstrap_.options());
 }
 
 }  // namespace strata::tools

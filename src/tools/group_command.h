@@ -27,6 +27,7 @@ struct GroupArgs {
   enum class Action : uint8_t { kNone, kList, kDescribe, kResetOffsets, kDelete };
   Action action = Action::kNone;
   std::string bootstrap_server = "127.0.0.1:9092";  // comma-separated: tried in order
+  std::string command_config;  // --command-config: the client security settings file
   int timeout_ms = 30000;                           // connect, and each request
 
   std::vector<std::string> groups;  // describe, reset-offsets, delete

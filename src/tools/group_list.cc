@@ -65,8 +65,7 @@ Result<std::vector<Listing>, CommandError> list_all(GroupAdmin& admin,
   if (!metadata) return fail(metadata.error());
   std::vector<Listing> listed;
   for (const auto& broker : (*metadata)->brokers) {
-    auto client = KafkaClient::connect({broker.host, uint16_t(broker.port)},
-                                       admin.args().timeout_ms, kClientId);
+    auto client = KafkaClient::connect({broker.host, uint16_t(broker.port)}, admin.bootstrap().options());
     if (!client) return fail(client_error(client.error()));
     const std::optional<int16_t> v = client->version<ListGroupsRequest>();
     if (v && *v < 4 && !states.empty()) {

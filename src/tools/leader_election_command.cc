@@ -50,7 +50,7 @@ Result<std::optional<std::vector<ElectLeadersRequest::TopicPartitions>>, Command
 }
 
 Result<int, CommandError> elect(const LeaderElectionArgs& args, std::ostream& out, std::ostream& err) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   ElectLeadersRequest request;
   request.election_type = args.election_type == "UNCLEAN" ? 1 : 0;
@@ -93,7 +93,7 @@ void add_leader_election_command(CLI::App& app, LeaderElectionArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "leader-election", "Elect the preferred (or, where no in-sync replica lives, any live) replica "
                          "as leader, as kafka-leader-election.sh");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   cmd->add_option("--election-type", args.election_type, "PREFERRED or UNCLEAN")
       ->required()
       ->check(CLI::IsMember({"PREFERRED", "UNCLEAN"}, CLI::ignore_case))

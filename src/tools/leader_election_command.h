@@ -23,6 +23,7 @@ namespace strata::tools {
 
 struct LeaderElectionArgs {
   std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;  // --command-config: the client security settings file
   std::string election_type;  // PREFERRED or UNCLEAN
   bool all_topic_partitions = false;
   std::string topic;

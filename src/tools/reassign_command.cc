@@ -173,11 +173,11 @@ Result<Moves, CommandError> drain_moves(KafkaClient& client, int32_t node) {
 // The throttle rates of each of `brokers` set to `rate` (nullopt: removed), asked of
 // that broker itself (a BROKER resource names the broker that answers it).
 Result<void, CommandError> set_rates(const protocol::MetadataResponse& md, const std::set<int32_t>& brokers,
-                                     std::optional<int64_t> rate, int timeout_ms) {
+                                     std::optional<int64_t> rate, const client::ConnectOptions& how) {
   for (int32_t node : brokers) {
     auto b = std::find_if(md.brokers.begin(), md.brokers.end(), [node](const auto& x) { return x.node_id == node; });
     if (b == md.brokers.end()) return fail(CommandError{"broker " + std::to_string(node) + " is not in the cluster"});
-    auto client = KafkaClient::connect({b->host, uint16_t(b->port)}, timeout_ms, kClientId);
+    auto client = KafkaClient::connect({b->host, uint16_t(b->port)}, how);
     if (!client) return fail(client_error(client.error()));
     IncrementalAlterConfigsRequest::Resource resource;
     resource.resource_type = kBrokerResource;
@@ -220,7 +220,7 @@ Result<int, CommandError> execute(KafkaClient& client, const Moves& moves, const
     }
     auto md = all_topics(client);
     if (!md) return fail(md.error());
-    if (auto r = set_rates(*md, brokers, args.throttle, args.timeout_ms); !r) return fail(r.error());
+    if (auto r = set_rates(*md, brokers, args.throttle, client.options()); !r) return fail(r.error());
     out << "Warning: You must run --verify periodically, until the reassignment completes, to ensure the "
            "throttle is removed.\nThe inter-broker throttle limit was set to "
         << args.throttle << " B/s\n";
@@ -268,7 +268,7 @@ Result<int, CommandError> verify(KafkaClient& client, const Moves& moves, const 
   std::set<int32_t> brokers;
   for (const auto& b : md->brokers) brokers.insert(b.node_id);
   out << "Clearing broker-level throttles on brokers " << joined(brokers) << "\n";
-  if (auto r = set_rates(*md, brokers, std::nullopt, args.timeout_ms); !r) return fail(r.error());
+  if (auto r = set_rates(*md, brokers, std::nullopt, client.options()); !r) return fail(r.error());
   return 0;
 }
 
@@ -308,7 +308,7 @@ Result<int, CommandError> list(KafkaClient& client, const ReassignArgs& args, st
 }
 
 Result<int, CommandError> run(const ReassignArgs& args, std::ostream& out, std::ostream& err) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   if (args.list) return list(*client, args, out);
   if (args.drain_broker) {
@@ -335,7 +335,7 @@ Result<int, CommandError> run(const ReassignArgs& args, std::ostream& out, std::
 void add_reassign_command(CLI::App& app, ReassignArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "reassign-partitions", "Move partitions between brokers, as kafka-reassign-partitions.sh (plus --drain-broker)");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   auto* file = cmd->add_option("--reassignment-json-file", args.json_file,
                                "Kafka's reassignment JSON: {\"version\":1,\"partitions\":[{\"topic\",\"partition\",\"replicas\"}]}");
   auto* execute = cmd->add_flag("--execute", args.execute, "Start the reassignment");

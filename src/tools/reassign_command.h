@@ -30,6 +30,7 @@ namespace strata::tools {
 
 struct ReassignArgs {
   std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;  // --command-config: the client security settings file
   std::string json_file;
   bool execute = false, verify = false, cancel = false, list = false;
   std::optional<int32_t> drain_broker;

@@ -211,14 +211,14 @@ struct Watermarks {
 
 std::map<PartitionKey, Watermarks> watermarks(
     const MetadataResponse& metadata, const std::vector<const MetadataResponse::Topic*>& topics,
-    int timeout_ms) {
+    const client::ConnectOptions& how) {
   TopicPartitions partitions;
   for (const auto* t : topics) {
     for (const auto& p : t->partitions) partitions[*t->name].push_back(p.partition_index);
   }
   auto text = [](const OffsetAnswer& a) { return a.error ? *a.error : std::to_string(a.offset); };
-  const auto starts = list_offsets(metadata, partitions, kEarliestTimestamp, timeout_ms, kClientId);
-  const auto ends = list_offsets(metadata, partitions, kLatestTimestamp, timeout_ms, kClientId);
+  const auto starts = list_offsets(metadata, partitions, kEarliestTimestamp, how);
+  const auto ends = list_offsets(metadata, partitions, kLatestTimestamp, how);
   std::map<PartitionKey, Watermarks> result;
   for (const auto& [key, answer] : starts) result[key].start = text(answer);
   for (const auto& [key, answer] : ends) result[key].end = text(answer);
@@ -339,7 +339,7 @@ Status describe_topics(KafkaClient& client, const TopicArgs& args, std::ostream&
     if (!figures) return fail(figures.error());
     cleaner = std::move(*figures);
   }
-  const auto marks = watermarks(*metadata, *topics, args.timeout_ms);
+  const auto marks = watermarks(*metadata, *topics, client.options());
   for (const auto* t : *topics) print_topic(*t, configs[*t->name], marks, cleaner, args, out);
   return {};
 }
@@ -368,7 +368,7 @@ Status check_args(const TopicArgs& a) {
 
 Status run(const TopicArgs& args, std::ostream& out, std::ostream& err) {
   if (auto r = check_args(args); !r) return r;
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   if (args.create) return create_topic(*client, args, out);
   if (args.list) return list_topics(*client, args, out);
@@ -385,7 +385,7 @@ void add_topic_command(CLI::App& app, TopicArgs& args) {
       "topic",
       "Create, list, describe, delete and alter topics on any Kafka-protocol broker "
       "(kafka-topics.sh's flags)");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   cmd->add_flag("--create", args.create, "Create a topic");
   cmd->add_flag("--list", args.list, "List topic names, one a line");
   cmd->add_flag("--describe", args.describe,

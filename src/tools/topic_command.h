@@ -28,6 +28,7 @@ namespace strata::tools {
 
 struct TopicArgs {
   std::string bootstrap_server = "127.0.0.1:9092";  // comma-separated: tried in order
+  std::string command_config;  // --command-config: the client security settings file
   // Exactly one action.
   bool create = false;
   bool list = false;

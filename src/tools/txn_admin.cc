@@ -95,7 +95,7 @@ int64_t txn_now_ms() {
 }
 
 Result<TxnAdmin, CommandError> TxnAdmin::connect(const TxnArgs& args) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   if (!client) return fail(client.error());
   return TxnAdmin(args, std::move(*client));
 }
@@ -126,7 +126,7 @@ Result<int32_t, CommandError> TxnAdmin::leader_of(const std::string& topic, int3
 Result<KafkaClient*, CommandError> TxnAdmin::node(const Node& n) {
   auto open = connections_.find(n.id);
   if (open == connections_.end()) {
-    auto client = KafkaClient::connect({n.host, uint16_t(n.port)}, args_->timeout_ms, kClientId);
+    auto client = KafkaClient::connect({n.host, uint16_t(n.port)}, bootstrap_.options());
     if (!client) return fail(client_error(client.error()));
     open = connections_.emplace(n.id, std::move(*client)).first;
   }

@@ -28,6 +28,7 @@ struct TxnArgs {
   enum class Action : uint8_t { kNone, kList, kDescribe, kDescribeProducers, kFindHanging, kAbort };
   Action action = Action::kNone;
   std::string bootstrap_server = "127.0.0.1:9092";  // comma-separated: tried in order
+  std::string command_config;  // --command-config: the client security settings file
   int timeout_ms = 30000;                           // connect, and each request
 
   // list

@@ -145,7 +145,7 @@ Result<int, CommandError> describe(KafkaClient& client, const UserArgs& args, st
 void add_user_command(CLI::App& app, UserArgs& args) {
   CLI::App* cmd = app.add_subcommand(
       "user", "Add, remove or describe users' SCRAM credentials, as kafka-configs.sh --entity-type users");
-  add_bootstrap_option(*cmd, args.bootstrap_server);
+  add_connection_options(*cmd, args);
   auto* alter = cmd->add_flag("--alter", args.alter, "Add or delete credentials");
   auto* describe = cmd->add_flag("--describe", args.describe, "List users' SCRAM mechanisms and iterations");
   alter->excludes(describe);
@@ -165,7 +165,7 @@ void add_user_command(CLI::App& app, UserArgs& args) {
 }
 
 int run_user(const UserArgs& args, std::ostream& out, std::ostream& err) {
-  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId);
+  auto client = connect_bootstrap(args.bootstrap_server, args.timeout_ms, kClientId, args.command_config);
   Result<int, CommandError> r = client ? (args.alter ? alter(*client, args, out) : describe(*client, args, out))
                                        : Result<int, CommandError>(fail(client.error()));
   out.flush();

@@ -26,6 +26,7 @@ namespace strata::tools {
 
 struct UserArgs {
   std::string bootstrap_server = "127.0.0.1:9092";
+  std::string command_config;  // --command-config: the client security settings file
   bool alter = false;
   bool describe = false;
   std::string entity_type = "users";
