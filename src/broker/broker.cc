@@ -422,7 +422,7 @@ bool checks_own_acls(int16_t api_key) {
       SaslAuthenticateRequest::kApiKey, CreatePartitionsRequest::kApiKey, DeleteGroupsRequest::kApiKey,
       IncrementalAlterConfigsRequest::kApiKey, OffsetDeleteRequest::kApiKey,
       DescribeUserScramCredentialsRequest::kApiKey, AlterUserScramCredentialsRequest::kApiKey,
-      DescribeClusterRequest::kApiKey};
+      DescribeClusterRequest::kApiKey, WriteTxnMarkersRequest::kApiKey};
   for (int16_t k : kChecked) {
     if (k == api_key) return true;
   }

@@ -35,6 +35,7 @@
 
 namespace strata::client {
 class PeerPool;
+struct ClientSecurity;
 }  // namespace strata::client
 
 namespace strata::cluster {
@@ -101,6 +102,11 @@ class Broker : public net::RequestHandler {
   asio::awaitable<std::optional<protocol::Output>> handle(net::Frame& frame) override;
 
   const BrokerConfig& config() const { return config_; }
+  // How this broker connects to its peers' inter-broker listener (inter_broker_security.h);
+  // null for PLAINTEXT or outside a cluster.
+  const std::shared_ptr<const client::ClientSecurity>& inter_broker_security() const {
+    return inter_broker_security_;
+  }
   // Security (broker/sasl.h, broker/scram_store.h): set once start() returns.
   SaslMechanisms& sasl() { return *sasl_; }
   Authorizer& authorizer() { return *authorizer_; }
@@ -369,6 +375,7 @@ class Broker : public net::RequestHandler {
   // Membership of the cluster on etcd (null on the embedded single node). Last: it
   // calls on_cluster_view from its thread until it is gone.
   std::unique_ptr<cluster::ClusterNode> cluster_;
+  std::shared_ptr<const client::ClientSecurity> inter_broker_security_;  // set by make_listeners
   // The inter-broker channel, made with cluster_ (client/peer_pool.h).
   std::unique_ptr<client::PeerPool> peers_;
   std::unique_ptr<Replication> replication_;

@@ -63,6 +63,7 @@ Result<void, std::string> Broker::join_cluster() {
   peers.connect_timeout_ms = config_.socket_connection_setup_timeout_ms;
   peers.request_timeout_ms = config_.request_timeout_ms;
   peers.client_id = "strata-broker-" + std::to_string(config_.node_id);
+  peers.security = inter_broker_security_;
   peers_ = std::make_unique<client::PeerPool>(std::move(peers));
   fetchers_ = std::make_unique<ReplicaFetchers>(*this);
   producer_ids_.reserve_from([this] {

@@ -137,9 +137,11 @@ std::optional<client::KafkaClient> ReplicaFetchers::Fetcher::connect() {
   const BrokerMeta* b = meta->cluster().broker(leader);
   if (b == nullptr) return std::nullopt;
   const BrokerConfig& config = broker.config();
-  auto c = client::KafkaClient::connect({b->host, uint16_t(b->port)}, config.socket_connection_setup_timeout_ms,
-                                        config.request_timeout_ms,
-                                        "strata-replica-fetcher-" + std::to_string(config.node_id));
+  auto c = client::KafkaClient::connect(
+      {b->host, uint16_t(b->port)},
+      client::ConnectOptions{config.socket_connection_setup_timeout_ms, config.request_timeout_ms,
+                             "strata-replica-fetcher-" + std::to_string(config.node_id),
+                             broker.inter_broker_security()});
   if (!c) {
     static LogLimit failed("replica fetcher connect failed");
     failed.warn("replica fetcher: broker {} at {}:{}: {}", leader, b->host, b->port, c.error().message);

@@ -5,6 +5,7 @@
 
 #include "broker/broker.h"
 #include "broker/authorizer.h"
+#include "broker/inter_broker_security.h"
 #include "broker/sasl.h"
 #include "broker/scram_store.h"
 #include "broker/tls_context.h"
@@ -63,10 +64,10 @@ Result<std::vector<net::Listener>, std::string> Broker::make_listeners() {
     }
     out.push_back(std::move(l));
   }
-  if (!config_.etcd_connect.empty() && security.inter_broker().protocol != net::SecurityProtocol::kPlaintext) {
-    return fail("inter.broker.listener.name: " + security.inter_broker().name + " is " +
-                protocol_name(security.inter_broker().protocol) +
-                "; brokers of a Strata cluster talk over a PLAINTEXT listener for now");
+  if (!config_.etcd_connect.empty()) {
+    auto inter = inter_broker_client_security(security);
+    if (!inter) return fail(inter.error());
+    inter_broker_security_ = std::move(*inter);
   }
   return out;
 }

@@ -26,8 +26,8 @@ PeerPool::Lease PeerPool::take(const HostPort& at) {
     }
   }
   // Connecting happens outside the lock: it may take connect_timeout_ms.
-  auto connected = KafkaClient::connect(at, config_.connect_timeout_ms, config_.request_timeout_ms,
-                                        config_.client_id);
+  auto connected = KafkaClient::connect(
+      at, ConnectOptions{config_.connect_timeout_ms, config_.request_timeout_ms, config_.client_id, config_.security});
   if (!connected) return {nullptr, connected.error()};
   connects_.fetch_add(1);
   auto client = std::make_unique<KafkaClient>(std::move(*connected));

@@ -35,6 +35,7 @@ struct PeerPoolConfig {
   int request_timeout_ms = 30000;  // request.timeout.ms
   size_t idle_per_peer = 2;        // connections kept per peer between calls
   std::string client_id;
+  std::shared_ptr<const ClientSecurity> security;  // the peers' listener's; null: PLAINTEXT
 };
 
 class PeerPool {

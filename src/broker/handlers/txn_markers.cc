@@ -4,7 +4,9 @@
 // Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (another
 // broker leads it), INVALID_PRODUCER_EPOCH (the
 // partition knows a newer epoch), TRANSACTION_COORDINATOR_FENCED (an older
-// coordinator epoch), KAFKA_STORAGE_ERROR.
+// coordinator epoch), KAFKA_STORAGE_ERROR; CLUSTER_AUTHORIZATION_FAILED for every
+// partition without CLUSTER_ACTION on the cluster (Kafka's check: brokers only).
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/partitions.h"
 #include "broker/txn_log.h"
@@ -16,6 +18,7 @@ using namespace protocol;
 asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker, RequestContext& ctx,
                                                                   WriteTxnMarkersRequest& request) {
   WriteTxnMarkersResponse r;
+  const bool allowed = cluster_authorized(broker, ctx, AclOperation::kClusterAction);
   for (const auto& m : request.markers) {
     WriteTxnMarkersResponse::Marker rm;
     rm.producer_id = m.producer_id;
@@ -25,6 +28,10 @@ asio::awaitable<WriteTxnMarkersResponse> handle_write_txn_markers(Broker& broker
       WriteTxnMarkersResponse::Topic rt;
       rt.name = t.name;
       for (int32_t p : t.partition_indexes) {
+        if (!allowed) {
+          rt.partitions.push_back({p, kafka_error::kClusterAuthorizationFailed});
+          continue;
+        }
         // In a cluster only the partition's leader writes its markers.
         const PartitionRef ref = resolve_partition(broker, *ctx.metadata, t.name, p);
         if (ref.error != 0) {
