@@ -122,6 +122,18 @@ bool Authorizer::allowed(std::string_view principal, std::string_view host, secu
   return d.allowed;
 }
 
+int32_t Authorizer::authorized_operations(std::string_view principal, std::string_view host,
+                                          security::ResourceType type, std::string_view name) const {
+  const auto supported = security::supported_operations(type);
+  if (!enabled_) return security::operations_bits(supported);
+  const AclSet acls = snapshot();
+  std::vector<security::AclOperation> allowed_ops;
+  for (security::AclOperation op : supported) {
+    if (security::authorize(acls, config_, {principal, host, op, type, name}).allowed) allowed_ops.push_back(op);
+  }
+  return security::operations_bits(allowed_ops);
+}
+
 std::vector<std::optional<security::AclError>> Authorizer::create(const std::vector<AclBinding>& bindings) {
   std::lock_guard change(change_mu_);
   std::vector<std::optional<security::AclError>> out(bindings.size());

@@ -51,6 +51,12 @@ class Authorizer {
   bool allowed(std::string_view principal, std::string_view host, security::AclOperation op,
                security::ResourceType type, std::string_view name) const;
 
+  // Kafka's authorized-operations bit field of the resource for `principal` at `host`:
+  // the operations of security::supported_operations(type) it is allowed (all of them
+  // when disabled). Denials are not logged: this is a question, not a request.
+  int32_t authorized_operations(std::string_view principal, std::string_view host, security::ResourceType type,
+                                std::string_view name) const;
+
   security::AclSet snapshot() const;
   // CreateAcls: each binding's error (nullopt: created or already there). Blocking.
   std::vector<std::optional<security::AclError>> create(const std::vector<security::AclBinding>& bindings);

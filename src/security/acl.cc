@@ -118,6 +118,31 @@ std::string_view acl_name(PatternType v) {
 std::string_view acl_name(AclOperation v) {
   return names_of(kOperationNames, acl_code(v)).upper;
 }
+std::span<const AclOperation> supported_operations(ResourceType type) {
+  using O = AclOperation;
+  static constexpr O kTopic[] = {O::kRead,     O::kWrite,           O::kCreate,       O::kDescribe,
+                                 O::kDelete,   O::kAlter,           O::kDescribeConfigs, O::kAlterConfigs};
+  static constexpr O kGroup[] = {O::kRead, O::kDescribe, O::kDelete};
+  static constexpr O kCluster[] = {O::kCreate,       O::kClusterAction, O::kDescribeConfigs, O::kAlterConfigs,
+                                   O::kIdempotentWrite, O::kAlter,      O::kDescribe};
+  static constexpr O kTransactionalId[] = {O::kDescribe, O::kWrite};
+  static constexpr O kDelegationToken[] = {O::kDescribe};
+  switch (type) {
+    case ResourceType::kTopic: return kTopic;
+    case ResourceType::kGroup: return kGroup;
+    case ResourceType::kCluster: return kCluster;
+    case ResourceType::kTransactionalId: return kTransactionalId;
+    case ResourceType::kDelegationToken: return kDelegationToken;
+    default: return {};
+  }
+}
+
+int32_t operations_bits(std::span<const AclOperation> ops) {
+  int32_t bits = 0;
+  for (AclOperation op : ops) bits |= int32_t(1) << acl_code(op);
+  return bits;
+}
+
 std::string_view acl_name(PermissionType v) {
   return names_of(kPermissionNames, acl_code(v)).upper;
 }

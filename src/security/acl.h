@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,13 @@ PermissionType permission_type_from_code(int8_t code);
 std::string_view acl_name(ResourceType v);
 std::string_view acl_name(PatternType v);
 std::string_view acl_name(AclOperation v);
+
+// The operations a resource type supports (Kafka's AclEntry.supportedOperations): what an
+// authorized-operations bit field (Metadata, DescribeCluster, DescribeGroups) is made of.
+// Empty for kUnknown, kAny and kUser.
+std::span<const AclOperation> supported_operations(ResourceType type);
+// That bit field: bit n set for each operation of code n in `ops`.
+int32_t operations_bits(std::span<const AclOperation> ops);
 std::string_view acl_name(PermissionType v);
 // Kafka's Pascal-case names ("Topic", "TransactionalId", "ClusterAction", "Allow"), as
 // SecurityUtils writes them into ZooKeeper paths and values. PatternType has none.

@@ -120,6 +120,16 @@ Result<int32_t, CommandError> TxnAdmin::leader_of(const std::string& topic, int3
       return p.leader_id;
     }
   }
+  // Not among the topics we may see: asking for it by name gives the reason (as Kafka's
+  // admin client does), TOPIC_AUTHORIZATION_FAILED rather than a plain "unknown".
+  MetadataRequest named;
+  named.topics.emplace();
+  named.topics->emplace_back().name = topic;
+  named.allow_auto_topic_creation = false;
+  auto answer = bootstrap_.call<MetadataResponse>(named);
+  if (answer && answer->topics.size() == 1 && answer->topics[0].error_code != 0) {
+    return fail(kafka_error(answer->topics[0].error_code));
+  }
   return fail(kafka_error(kafka_error::kUnknownTopicOrPartition));
 }
 

@@ -23,6 +23,13 @@ inline bool authorized(Broker& broker, const RequestContext& ctx, AclOperation o
                                      type, name);
 }
 
+// Kafka's authorized-operations bit field of a resource for the request's principal.
+inline int32_t authorized_operations(Broker& broker, const RequestContext& ctx, ResourceType type,
+                                     std::string_view name) {
+  return broker.authorizer().authorized_operations(ctx.session().principal, client_host(ctx.frame.client_address),
+                                                   type, name);
+}
+
 // The CLUSTER resource's only name.
 inline constexpr std::string_view kClusterName = "kafka-cluster";
 

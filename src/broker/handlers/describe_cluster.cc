@@ -3,6 +3,7 @@
 // type is served. Errors: INVALID_REQUEST (v0) or MISMATCHED_ENDPOINT_TYPE for the
 // controllers endpoint type, UNSUPPORTED_ENDPOINT_TYPE for an unknown one.
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 
 namespace strata::broker {
@@ -10,17 +11,7 @@ namespace strata::broker {
 using protocol::DescribeClusterRequest;
 using protocol::DescribeClusterResponse;
 
-namespace {
-
-// Without an authorizer Kafka allows every operation the CLUSTER resource supports:
-// CREATE(5), ALTER(7), DESCRIBE(8), CLUSTER_ACTION(9), DESCRIBE_CONFIGS(10),
-// ALTER_CONFIGS(11) and IDEMPOTENT_WRITE(12), one bit each.
-constexpr int32_t kClusterOperations =
-    (1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | (1 << 12);
-
-}  // namespace
-
-asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker&,
+asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker& broker,
                                                                  RequestContext& ctx,
                                                                  DescribeClusterRequest& request) {
   DescribeClusterResponse r;
@@ -46,7 +37,7 @@ asio::awaitable<DescribeClusterResponse> handle_describe_cluster(Broker&,
     if (auto e = b.address(listener)) r.brokers.push_back({b.node_id, e->host, e->port, b.rack});
   }
   if (request.include_cluster_authorized_operations) {
-    r.cluster_authorized_operations = kClusterOperations;
+    r.cluster_authorized_operations = authorized_operations(broker, ctx, ResourceType::kCluster, kClusterName);
   }
   co_return r;
 }

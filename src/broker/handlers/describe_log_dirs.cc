@@ -1,7 +1,8 @@
 // DescribeLogDirs: the one log directory (absolute path, its volume's total and usable
 // bytes from statvfs) and the size of each partition in it, read on the owner shards
 // (one hop per shard). No replication here, so every offset lag is 0 and there are no
-// future logs. Errors: KAFKA_STORAGE_ERROR for the directory when statvfs fails.
+// future logs. Errors: KAFKA_STORAGE_ERROR for the directory when statvfs fails;
+// CLUSTER_AUTHORIZATION_FAILED (v3+; no directories before) without DESCRIBE on the cluster.
 #include <sys/statvfs.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <set>
 
 #include "broker/errors.h"
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "storage/checkpoint.h"
 
@@ -45,9 +47,14 @@ std::vector<storage::TopicPartition> selected(Broker& broker, const DescribeLogD
 
 }  // namespace
 
-asio::awaitable<DescribeLogDirsResponse> handle_describe_log_dirs(Broker& broker, RequestContext&,
+asio::awaitable<DescribeLogDirsResponse> handle_describe_log_dirs(Broker& broker, RequestContext& ctx,
                                                                   DescribeLogDirsRequest& request) {
   DescribeLogDirsResponse response;
+  // Kafka's check: DESCRIBE on the cluster, else no log dirs (and, from v3, the error).
+  if (!cluster_authorized(broker, ctx, AclOperation::kDescribe)) {
+    response.error_code = kafka_error::kClusterAuthorizationFailed;
+    co_return response;
+  }
   DescribeLogDirsResponse::Result dir;
   dir.log_dir = absolute_dir(broker.config().log_dir);
   struct statvfs vfs {};

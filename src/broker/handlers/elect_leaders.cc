@@ -6,9 +6,11 @@
 // Errors per partition: ELECTION_NOT_NEEDED, PREFERRED_LEADER_NOT_AVAILABLE,
 // ELIGIBLE_LEADERS_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REQUEST (a partition
 // named twice), REQUEST_TIMED_OUT (etcd unreachable); top level: INVALID_REQUEST for an
-// unknown election type.
+// unknown election type; CLUSTER_AUTHORIZATION_FAILED, top level and for every partition
+// named, without ALTER on the cluster (Kafka's check).
 #include <set>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 #include "cluster/elections.h"
 
@@ -45,6 +47,15 @@ void add(ElectLeadersResponse& r, const ElectionResult& e) {
 asio::awaitable<ElectLeadersResponse> handle_elect_leaders(Broker& broker, RequestContext& ctx,
                                                            ElectLeadersRequest& request) {
   ElectLeadersResponse r;
+  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
+    r.error_code = kafka_error::kClusterAuthorizationFailed;
+    for (const auto& t : request.topic_partitions.value_or(decltype(request.topic_partitions)::value_type{})) {
+      for (int32_t p : t.partitions) {
+        add(r, {storage::TopicPartition{t.topic, PartitionId(p)}, KafkaError::kClusterAuthorizationFailed, {}});
+      }
+    }
+    co_return r;
+  }
   if (request.election_type != 0 && request.election_type != 1) {
     r.error_code = kafka_error::kInvalidRequest;
     co_return r;

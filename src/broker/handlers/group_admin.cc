@@ -26,10 +26,6 @@ bool wanted(const std::vector<std::string>& filter, const std::string& value) {
                      [&](const std::string& f) { return lower(f) == lower(value); });
 }
 
-// Kafka without an authorizer grants every group operation: READ (3), DELETE (6) and
-// DESCRIBE (8), as a bit set of AclOperation codes.
-constexpr int32_t kGroupOperations = (1 << 3) | (1 << 6) | (1 << 8);
-
 }  // namespace
 
 asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestContext& ctx,
@@ -74,7 +70,9 @@ asio::awaitable<DescribeGroupsResponse> handle_describe_groups(Broker& broker, R
   for (const std::string& id : request.groups) {
     DescribeGroupsResponse::Group g;
     g.group_id = id;
-    if (request.include_authorized_operations) g.authorized_operations = kGroupOperations;
+    if (request.include_authorized_operations) {
+      g.authorized_operations = authorized_operations(broker, ctx, ResourceType::kGroup, id);
+    }
     // Kafka's check: DESCRIBE on the group.
     if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, id)) {
       g.error_code = kafka_error::kGroupAuthorizationFailed;

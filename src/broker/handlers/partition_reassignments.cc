@@ -4,9 +4,13 @@
 // node the only replica set is this broker alone.
 // Errors per partition: UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT (an empty
 // list, a broker named twice or not registered), NO_REASSIGNMENT_IN_PROGRESS (a cancel
-// of a partition not moving), REQUEST_TIMED_OUT (etcd unreachable).
+// of a partition not moving), REQUEST_TIMED_OUT (etcd unreachable). Top level:
+// CLUSTER_AUTHORIZATION_FAILED without ALTER (Alter) or DESCRIBE (List) on the cluster,
+// Kafka's checks; Alter then also gives every partition that error, as Kafka's error
+// response does.
 #include <fmt/ranges.h>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/handlers.h"
 
 namespace strata::broker {
@@ -39,6 +43,18 @@ void answer_alone(const Broker& broker, const MetadataSnapshot& md, const std::s
 asio::awaitable<AlterPartitionReassignmentsResponse> handle_alter_partition_reassignments(
     Broker& broker, RequestContext& ctx, AlterPartitionReassignmentsRequest& request) {
   AlterPartitionReassignmentsResponse r;
+  if (!cluster_authorized(broker, ctx, AclOperation::kAlter)) {
+    r.error_code = kafka_error::kClusterAuthorizationFailed;
+    r.error_message = std::string(kafka_error_info(KafkaError::kClusterAuthorizationFailed).message);
+    for (const auto& t : request.topics) {
+      AlterPartitionReassignmentsResponse::Topic rt{t.name, {}};
+      for (const auto& p : t.partitions) {
+        rt.partitions.push_back({p.partition_index, r.error_code, r.error_message});
+      }
+      r.responses.push_back(std::move(rt));
+    }
+    co_return r;
+  }
   for (auto& t : request.topics) {
     std::vector<PartitionMove> moves;
     for (auto& p : t.partitions) moves.push_back({p.partition_index, std::move(p.replicas)});
@@ -61,8 +77,13 @@ asio::awaitable<AlterPartitionReassignmentsResponse> handle_alter_partition_reas
 }
 
 asio::awaitable<ListPartitionReassignmentsResponse> handle_list_partition_reassignments(
-    Broker&, RequestContext& ctx, ListPartitionReassignmentsRequest& request) {
+    Broker& broker, RequestContext& ctx, ListPartitionReassignmentsRequest& request) {
   ListPartitionReassignmentsResponse r;
+  if (!cluster_authorized(broker, ctx, AclOperation::kDescribe)) {
+    r.error_code = kafka_error::kClusterAuthorizationFailed;
+    r.error_message = std::string(kafka_error_info(KafkaError::kClusterAuthorizationFailed).message);
+    co_return r;
+  }
   const MetadataSnapshot& md = *ctx.metadata;
   auto add = [&r](const std::string& topic, int32_t p, const PartitionMeta& m) {
     if (m.adding_replicas.empty() && m.removing_replicas.empty()) return;

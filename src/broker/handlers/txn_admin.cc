@@ -5,8 +5,13 @@
 // coordinates the id), COORDINATOR_NOT_AVAILABLE (no
 // __transaction_state), INVALID_REGULAR_EXPRESSION (ListTransactions v2 pattern),
 // UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER (DescribeProducers off the leader).
+// ACLs as Kafka checks them: DescribeTransactions needs DESCRIBE on each transactional id
+// (TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and leaves out the topics the caller may not
+// DESCRIBE; ListTransactions lists only the ids the caller may DESCRIBE; DescribeProducers
+// needs READ on each topic (TOPIC_AUTHORIZATION_FAILED).
 #include <regex>
 
+#include "broker/handlers/authorize.h"
 #include "broker/handlers/txn_common.h"
 #include "broker/partitions.h"
 
@@ -34,6 +39,11 @@ asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
   for (const std::string& id : request.transactional_ids) {
     DescribeTransactionsResponse::TransactionState s;
     s.transactional_id = id;
+    if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, id)) {
+      s.error_code = kafka_error::kTransactionalIdAuthorizationFailed;
+      r.transaction_states.push_back(std::move(s));
+      continue;
+    }
     if (!ready) {
       s.error_code = kafka_error::kTransactionalIdNotFound;
       r.transaction_states.push_back(std::move(s));
@@ -54,14 +64,17 @@ asio::awaitable<DescribeTransactionsResponse> handle_describe_transactions(
       s.transaction_start_time_ms = d.start_ms;
       s.producer_id = d.producer_id;
       s.producer_epoch = d.producer_epoch;
-      for (auto& tp : d.partitions) s.topics.push_back({tp.topic, std::move(tp.partitions)});
+      for (auto& tp : d.partitions) {
+        if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, tp.topic)) continue;
+        s.topics.push_back({tp.topic, std::move(tp.partitions)});
+      }
     }
     r.transaction_states.push_back(std::move(s));
   }
   co_return r;
 }
 
-asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broker, RequestContext&,
+asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broker, RequestContext& ctx,
                                                                    ListTransactionsRequest& request) {
   ListTransactionsResponse r;
   std::optional<std::regex> pattern;
@@ -92,6 +105,9 @@ asio::awaitable<ListTransactionsResponse> handle_list_transactions(Broker& broke
         broker.txn_partition_shard(p), [&c, p, &filter] { return c.list(p, filter); });
     for (auto& l : got) {
       if (pattern && !std::regex_match(l.transactional_id, *pattern)) continue;
+      if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTransactionalId, l.transactional_id)) {
+        continue;
+      }
       r.transaction_states.push_back({std::move(l.transactional_id), l.producer_id,
                                       txn::state_name(l.state)});
     }
@@ -104,7 +120,11 @@ asio::awaitable<DescribeProducersResponse> handle_describe_producers(
   // The producer state is the leader's (NOT_LEADER_OR_FOLLOWER elsewhere, as Kafka).
   std::vector<PartitionRef> refs;
   for (const auto& t : request.topics) {
-    for (int32_t index : t.partition_indexes) refs.push_back(resolve_partition(broker, *ctx.metadata, t.name, index));
+    const bool readable = authorized(broker, ctx, AclOperation::kRead, ResourceType::kTopic, t.name);
+    for (int32_t index : t.partition_indexes) {
+      refs.push_back(resolve_partition(broker, *ctx.metadata, t.name, index));
+      if (!readable) refs.back().error = kafka_error::kTopicAuthorizationFailed;
+    }
   }
   using States = std::vector<DescribeProducersResponse::ProducerState>;
   std::vector<States> states(refs.size());
