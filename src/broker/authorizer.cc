@@ -135,7 +135,6 @@ int32_t Authorizer::authorized_operations(std::string_view principal, std::strin
 }
 
 std::vector<std::optional<security::AclError>> Authorizer::create(const std::vector<AclBinding>& bindings) {
-  std::lock_guard change(change_mu_);
   std::vector<std::optional<security::AclError>> out(bindings.size());
   std::vector<AclBinding> valid;
   for (size_t i = 0; i < bindings.size(); ++i) {
@@ -145,78 +144,104 @@ std::vector<std::optional<security::AclError>> Authorizer::create(const std::vec
       valid.push_back(bindings[i]);
     }
   }
-  const AclSet before = snapshot();
-  const AclSet next = before.with(valid);
-  if (auto w = etcd_ ? persist_etcd(before, next) : persist(next); !w) {
-    for (size_t i = 0; i < bindings.size(); ++i) {
-      if (!out[i]) out[i] = security::AclError{kafka_error::kUnknownServerError, w.error()};
+  if (auto w = update([&valid](const AclSet& before) { return before.with(valid); }); !w) {
+    for (auto& o : out) {
+      if (!o) o = security::AclError{kafka_error::kUnknownServerError, w.error()};
     }
-    return out;
   }
-  std::lock_guard lock(mu_);
-  acls_ = next;
   return out;
 }
 
 std::vector<Authorizer::Removed> Authorizer::remove(const std::vector<security::AclFilter>& filters) {
-  std::lock_guard change(change_mu_);
-  const AclSet before = snapshot();
   std::vector<Removed> out(filters.size());
-  std::vector<AclBinding> gone;
   for (size_t i = 0; i < filters.size(); ++i) {
-    if (auto v = security::validate_acl_filter(filters[i]); !v) {
-      out[i].error = v.error();
-      continue;
-    }
-    out[i].bindings = before.matching(filters[i]);
-    gone.insert(gone.end(), out[i].bindings.begin(), out[i].bindings.end());
+    if (auto v = security::validate_acl_filter(filters[i]); !v) out[i].error = v.error();
   }
-  const AclSet next = before.without(gone);
-  if (auto w = etcd_ ? persist_etcd(before, next) : persist(next); !w) {
+  auto w = update([&filters, &out](const AclSet& before) {
+    std::vector<AclBinding> gone;
+    for (size_t i = 0; i < filters.size(); ++i) {
+      if (out[i].error) continue;
+      out[i].bindings = before.matching(filters[i]);
+      gone.insert(gone.end(), out[i].bindings.begin(), out[i].bindings.end());
+    }
+    return before.without(gone);
+  });
+  if (!w) {
     for (Removed& r : out) {
       if (!r.error) r = Removed{{}, security::AclError{kafka_error::kUnknownServerError, w.error()}};
     }
-    return out;
   }
-  std::lock_guard lock(mu_);
-  acls_ = next;
   return out;
 }
 
-Result<void, std::string> Authorizer::persist(const AclSet& next) {
+Result<void, std::string> Authorizer::update(const std::function<AclSet(const AclSet&)>& edit) {
+  std::lock_guard change(change_mu_);
+  if (etcd_ != nullptr) return update_etcd(edit);
   if (file_.empty()) return fail(std::string("no ACL store"));
+  const AclSet next = edit(snapshot());
   if (auto w = storage::atomic_write_file(file_, security::encode_acls(next.bindings())); !w) {
     return fail(file_ + ": " + w.error().message());
   }
+  std::lock_guard lock(mu_);
+  acls_ = next;
   return {};
 }
 
-// Every resource whose entries differ is written whole (or deleted when it has none).
-Result<void, std::string> Authorizer::persist_etcd(const AclSet& before, const AclSet& next) {
-  std::map<security::AclResource, std::vector<security::ZkAclEntry>> old_by, new_by;
-  for (const auto& b : before.bindings()) old_by[security::resource_of(b)].push_back(security::entry_of(b));
-  for (const auto& b : next.bindings()) new_by[security::resource_of(b)].push_back(security::entry_of(b));
-  std::set<security::AclResource> touched;
-  for (const auto& [r, e] : old_by) {
-    if (new_by[r] != e) touched.insert(r);
-  }
-  for (const auto& [r, e] : new_by) {
-    if (!e.empty() && old_by[r] != e) touched.insert(r);
-  }
-  cluster::TxnRequest t;
-  for (const auto& r : touched) {
-    const std::string key = keys_->root() + security::zk_acl_path(r);
-    const auto& entries = new_by[r];
-    if (entries.empty()) {
-      t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
-    } else {
-      t.success.push_back({cluster::Op::Kind::kPut, key, "", security::encode_zk_acls(entries), 0});
+// Read, edit, and write back every resource key whose entries changed (deleted when it
+// has none), on condition that none of them changed in etcd since the read: another
+// broker's concurrent change makes the transaction fail, and the edit is made again on
+// what etcd then holds. Bounded: a key rewritten this often is a fight, reported.
+Result<void, std::string> Authorizer::update_etcd(const std::function<AclSet(const AclSet&)>& edit) {
+  constexpr int kAttempts = 8;
+  const std::string root = keys_->root();
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    std::map<std::string, std::string> values;      // below the root, as the view has them
+    std::map<std::string, int64_t> revisions;       // full key -> mod revision
+    for (const char* prefix : {"/kafka-acl/", "/kafka-acl-extended/"}) {
+      const std::string from = root + prefix;
+      auto got = etcd_->range(from, cluster::prefix_end(from));
+      if (!got) return fail("etcd: " + got.error().message);
+      for (const auto& kv : got->kvs) {
+        values[kv.key.substr(root.size())] = kv.value;
+        revisions[kv.key] = kv.mod_revision;
+      }
+    }
+    const AclSet before = acls_of(values);
+    const AclSet next = edit(before);
+    std::map<security::AclResource, std::vector<security::ZkAclEntry>> old_by, new_by;
+    for (const auto& b : before.bindings()) old_by[security::resource_of(b)].push_back(security::entry_of(b));
+    for (const auto& b : next.bindings()) new_by[security::resource_of(b)].push_back(security::entry_of(b));
+    std::set<security::AclResource> touched;
+    for (const auto& [r, e] : old_by) {
+      if (new_by[r] != e) touched.insert(r);
+    }
+    for (const auto& [r, e] : new_by) {
+      if (!e.empty() && old_by[r] != e) touched.insert(r);
+    }
+    cluster::TxnRequest t;
+    for (const auto& r : touched) {
+      const std::string key = root + security::zk_acl_path(r);
+      const auto rev = revisions.find(key);
+      t.compare.push_back({key, rev == revisions.end() ? cluster::Compare::Target::kCreate
+                                                        : cluster::Compare::Target::kMod,
+                           cluster::Compare::Result::kEqual, rev == revisions.end() ? 0 : rev->second, ""});
+      const auto& entries = new_by[r];
+      if (entries.empty()) {
+        t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
+      } else {
+        t.success.push_back({cluster::Op::Kind::kPut, key, "", security::encode_zk_acls(entries), 0});
+      }
+    }
+    if (t.success.empty()) return {};
+    auto r = etcd_->txn(t);
+    if (!r) return fail("etcd: " + r.error().message);
+    if (r->succeeded) {
+      std::lock_guard lock(mu_);
+      acls_ = next;  // the watch brings the same soon; this broker sees its change at once
+      return {};
     }
   }
-  if (t.success.empty()) return {};
-  auto r = etcd_->txn(t);
-  if (!r) return fail("etcd: " + r.error().message);
-  return {};
+  return fail(std::string("the ACLs kept changing under concurrent updates; try again"));
 }
 
 }  // namespace strata::broker

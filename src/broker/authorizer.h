@@ -15,6 +15,7 @@
 // blocking pool (they write a file or etcd), one at a time.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -69,8 +70,11 @@ class Authorizer {
 
  private:
   Authorizer() = default;
-  Result<void, std::string> persist(const security::AclSet& next);
-  Result<void, std::string> persist_etcd(const security::AclSet& before, const security::AclSet& next);
+  // Applies `edit` (current ACLs -> new ACLs) where the ACLs are kept, one change at a
+  // time in this broker; in etcd a compare-and-swap against other brokers' changes.
+  // `edit` may run more than once.
+  Result<void, std::string> update(const std::function<security::AclSet(const security::AclSet&)>& edit);
+  Result<void, std::string> update_etcd(const std::function<security::AclSet(const security::AclSet&)>& edit);
 
   bool enabled_ = false;
   security::AuthorizerConfig config_;

@@ -8,6 +8,7 @@
 
 #include "cluster/etcd_client.h"
 #include "cluster/keys.h"
+#include "common/kafka_errors.h"
 #include "storage/checkpoint.h"
 
 namespace strata::broker {
@@ -77,16 +78,19 @@ Result<std::map<std::string, UserCredentials>, std::string> FileScramStore::all(
   return users_;
 }
 
-Result<void, std::string> FileScramStore::put(const std::string& user, const UserCredentials& creds) {
+Result<void, CredentialChangeError> FileScramStore::update(const std::string& user, const CredentialEdit& edit) {
   std::lock_guard lock(mu_);
+  auto it = users_.find(user);
+  auto creds = edit(it == users_.end() ? UserCredentials{} : it->second);
+  if (!creds) return fail(creds.error());
   auto next = users_;
-  if (creds.empty()) {
+  if (creds->empty()) {
     next.erase(user);
   } else {
-    next[user] = creds;
+    next[user] = *creds;
   }
   if (auto w = storage::atomic_write_file(path_, file_text(next)); !w) {
-    return fail(path_ + ": " + w.error().message());
+    return fail(CredentialChangeError{kafka_error::kUnknownServerError, path_ + ": " + w.error().message()});
   }
   users_ = std::move(next);
   return {};
@@ -114,17 +118,38 @@ Result<std::map<std::string, UserCredentials>, std::string> EtcdScramStore::all(
   return out;
 }
 
-Result<void, std::string> EtcdScramStore::put(const std::string& user, const UserCredentials& creds) {
-  cluster::TxnRequest t;
-  if (creds.empty()) {
-    t.success.push_back({cluster::Op::Kind::kDelete, user_key(keys_, user), "", "", 0});
-  } else {
-    nlohmann::json j = {{"version", 1}, {"config", creds}};
-    t.success.push_back({cluster::Op::Kind::kPut, user_key(keys_, user), "", j.dump(), 0});
+// Read, edit, and write on condition that the key is as read (its mod revision, or absent).
+Result<void, CredentialChangeError> EtcdScramStore::update(const std::string& user, const CredentialEdit& edit) {
+  constexpr int kAttempts = 8;
+  const std::string key = user_key(keys_, user);
+  auto store_error = [](std::string what) { return CredentialChangeError{kafka_error::kUnknownServerError, std::move(what)}; };
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    auto r = etcd_.range(key);
+    if (!r) return fail(store_error("etcd: " + r.error().message));
+    UserCredentials current;
+    int64_t revision = 0;
+    if (!r->kvs.empty()) {
+      auto c = parse_user_value(r->kvs.front().value);
+      if (!c) return fail(store_error(key + ": " + c.error()));
+      current = std::move(*c);
+      revision = r->kvs.front().mod_revision;
+    }
+    auto creds = edit(current);
+    if (!creds) return fail(creds.error());
+    cluster::TxnRequest t;
+    t.compare.push_back({key, revision == 0 ? cluster::Compare::Target::kCreate : cluster::Compare::Target::kMod,
+                         cluster::Compare::Result::kEqual, revision, ""});
+    if (creds->empty()) {
+      t.success.push_back({cluster::Op::Kind::kDelete, key, "", "", 0});
+    } else {
+      nlohmann::json j = {{"version", 1}, {"config", *creds}};
+      t.success.push_back({cluster::Op::Kind::kPut, key, "", j.dump(), 0});
+    }
+    auto done = etcd_.txn(t);
+    if (!done) return fail(store_error("etcd: " + done.error().message));
+    if (done->succeeded) return {};
   }
-  auto r = etcd_.txn(t);
-  if (!r) return fail("etcd: " + r.error().message);
-  return {};
+  return fail(store_error("the credentials of " + user + " kept changing under concurrent updates; try again"));
 }
 
 }  // namespace strata::broker

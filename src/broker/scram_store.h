@@ -7,6 +7,8 @@
 // Any thread.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +26,15 @@ namespace strata::broker {
 
 using UserCredentials = std::map<std::string, std::string>;  // mechanism name -> credential text
 
+// Why a change of a user's credentials was not made: a Kafka error code and its message.
+struct CredentialChangeError {
+  int16_t code = 0;
+  std::string message;
+};
+// A change: the user's current credentials (empty: none) -> the new ones (empty: remove
+// the user), or why not. It may run more than once (see update()).
+using CredentialEdit = std::function<Result<UserCredentials, CredentialChangeError>(const UserCredentials&)>;
+
 class ScramStore {
  public:
   virtual ~ScramStore() = default;
@@ -31,8 +42,10 @@ class ScramStore {
   virtual Result<UserCredentials, std::string> get(const std::string& user) = 0;
   // Every user with a credential and theirs.
   virtual Result<std::map<std::string, UserCredentials>, std::string> all() = 0;
-  // Replaces the user's credentials; an empty map removes the user.
-  virtual Result<void, std::string> put(const std::string& user, const UserCredentials& creds) = 0;
+  // Applies `edit` to the user's credentials atomically: a change made meanwhile by another
+  // writer (another broker, in etcd) is never overwritten; the edit is made again on it.
+  // Store failures are UNKNOWN_SERVER_ERROR.
+  virtual Result<void, CredentialChangeError> update(const std::string& user, const CredentialEdit& edit) = 0;
 };
 
 // <log.dir>/scram-credentials.json, held in memory and rewritten whole on a change.
@@ -42,7 +55,7 @@ class FileScramStore : public ScramStore {
   static Result<std::unique_ptr<FileScramStore>, std::string> open(const std::string& log_dir);
   Result<UserCredentials, std::string> get(const std::string& user) override;
   Result<std::map<std::string, UserCredentials>, std::string> all() override;
-  Result<void, std::string> put(const std::string& user, const UserCredentials& creds) override;
+  Result<void, CredentialChangeError> update(const std::string& user, const CredentialEdit& edit) override;
 
  private:
   explicit FileScramStore(std::string path) : path_(std::move(path)) {}
@@ -57,7 +70,7 @@ class EtcdScramStore : public ScramStore {
   EtcdScramStore(cluster::EtcdClient& etcd, const cluster::Keys& keys) : etcd_(etcd), keys_(keys) {}
   Result<UserCredentials, std::string> get(const std::string& user) override;
   Result<std::map<std::string, UserCredentials>, std::string> all() override;
-  Result<void, std::string> put(const std::string& user, const UserCredentials& creds) override;
+  Result<void, CredentialChangeError> update(const std::string& user, const CredentialEdit& edit) override;
 
  private:
   cluster::EtcdClient& etcd_;

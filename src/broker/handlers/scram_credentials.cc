@@ -64,14 +64,14 @@ void check_change(UserChange& c) {
 }
 
 // Applies one user's checked changes to its current credentials (blocking: the store).
-std::pair<int16_t, std::string> apply_change(ScramStore& store, const std::string& user, const UserChange& c) {
-  auto current = store.get(user);
-  if (!current) return {kafka_error::kUnknownServerError, current.error()};
-  UserCredentials next = *current;
+// The change on the user's credentials as they are when it is applied.
+Result<UserCredentials, CredentialChangeError> changed(const UserCredentials& current, const UserChange& c) {
+  UserCredentials next = current;
   for (const auto* d : c.deletions) {
     const std::string name(security::scram_mechanism_name(*security::scram_mechanism_from_code(d->mechanism)));
     if (next.erase(name) == 0) {
-      return {kafka_error::kResourceNotFound, "Attempt to delete a user credential that does not exist"};
+      return fail(CredentialChangeError{kafka_error::kResourceNotFound,
+                                        "Attempt to delete a user credential that does not exist"});
     }
   }
   for (const auto* u : c.upsertions) {
@@ -79,10 +79,15 @@ std::pair<int16_t, std::string> apply_change(ScramStore& store, const std::strin
     auto cred = security::credential_from_salted_password(
         mech, std::string_view(reinterpret_cast<const char*>(u->salted_password.data()), u->salted_password.size()),
         std::string_view(reinterpret_cast<const char*>(u->salt.data()), u->salt.size()), u->iterations);
-    if (!cred) return {kafka_error::kUnacceptableCredential, cred.error()};
+    if (!cred) return fail(CredentialChangeError{kafka_error::kUnacceptableCredential, cred.error()});
     next[std::string(security::scram_mechanism_name(mech))] = security::format_scram_credential(*cred);
   }
-  if (auto w = store.put(user, next); !w) return {kafka_error::kUnknownServerError, w.error()};
+  return next;
+}
+
+std::pair<int16_t, std::string> apply_change(ScramStore& store, const std::string& user, const UserChange& c) {
+  auto done = store.update(user, [&c](const UserCredentials& current) { return changed(current, c); });
+  if (!done) return {done.error().code, done.error().message};
   return {0, ""};
 }
 
