@@ -12,6 +12,7 @@
 #include "broker/errors.h"
 #include "broker/fan_out.h"
 #include "broker/group_log.h"
+#include "broker/admin_server.h"
 #include "broker/metrics.h"
 #include "broker/replica_fetcher.h"
 #include "broker/txn_log.h"
@@ -128,7 +129,7 @@ Result<void, std::string> Broker::start() {
     return fail(joined.error());
   }
   if (config_.metrics_enabled) {
-    metrics_ = std::make_unique<MetricsServer>(shard(0), [this] {
+    metrics_ = std::make_unique<AdminServer>([this] {
       return render_prometheus(broker_metric_families(collect_broker_figures(*this)));
     });
     if (!metrics_->listen(config_.metrics_host, config_.metrics_port, error)) {

@@ -48,7 +48,7 @@ enum class ElectionType : int8_t;  // cluster/elections.h
 
 namespace strata::broker {
 
-class MetricsServer;
+class AdminServer;
 class Authorizer;
 class SaslMechanisms;
 class ScramStore;
@@ -371,7 +371,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<BrokerCleaner> cleaner_;
   std::unique_ptr<asio::steady_timer> maintenance_;
   // metrics.listener's endpoint on shard 0 (null when off); after server_, like the timers.
-  std::unique_ptr<MetricsServer> metrics_;
+  std::unique_ptr<AdminServer> metrics_;  // the admin listener (metrics.listener)
   // Membership of the cluster on etcd (null on the embedded single node). Last: it
   // calls on_cluster_view from its thread until it is gone.
   std::unique_ptr<cluster::ClusterNode> cluster_;

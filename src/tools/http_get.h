@@ -1,7 +1,7 @@
-// A tiny blocking HTTP/1.0 GET client, for reading a broker's metrics endpoint
+// A blocking HTTP GET (cpp-httplib's client), for reading a broker's metrics endpoint
 // (`strata topic --describe --metrics-url`), and a reader of the Prometheus text lines it
-// returns. Plain http only; one request per connection; the whole exchange within a
-// timeout and the response within a byte bound.
+// returns. Plain http only; the connection and each read and write within a timeout, and
+// the response body within a byte bound.
 #pragma once
 
 #include <cstddef>
@@ -32,10 +32,6 @@ struct HttpResponse {
   int status = 0;
   std::string body;
 };
-
-// Splits a whole response (the bytes up to the server's close) into status and body; the
-// body is cut to Content-Length when the header is there.
-Result<HttpResponse, std::string> parse_http_response(std::string_view raw);
 
 // GET url.path from url.host:port; fails on connection errors, timeouts, a response over
 // `bytes_max`, and unparsable responses (not on 4xx/5xx: the caller looks at status).

@@ -30,27 +30,6 @@ TEST(HttpUrl, Parses) {
   }
 }
 
-TEST(HttpResponse, Parses) {
-  auto r = parse_http_response("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-                               "content-length: 5\r\n\r\nup 1\nextra");
-  ASSERT_TRUE(r.ok()) << r.error();
-  EXPECT_EQ(r->status, 200);
-  EXPECT_EQ(r->body, "up 1\n");
-  r = parse_http_response("HTTP/1.0 404 Not Found\n\nno length, to the close");
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->status, 404);
-  EXPECT_EQ(r->body, "no length, to the close");
-}
-
-TEST(HttpResponse, Refuses) {
-  for (const char* bad : {"", "garbage", "garbage\r\n\r\n", "HTTP/1.1 2x0 OK\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort",
-                          "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
-                          "HTTP/1.1 200 OK\r\nHost: cut", "SSH-2.0-OpenSSH_9.6\r\n"}) {
-    EXPECT_FALSE(parse_http_response(bad).ok()) << bad;
-  }
-}
-
 TEST(PrometheusLine, Samples) {
   auto s = parse_prometheus_line(
       "strata_log_cleaner_dirty_ratio{topic=\"a\\\"b\\\\c\\nd\",partition=\"3\"} 0.42");
