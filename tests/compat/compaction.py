@@ -228,7 +228,7 @@ def check_metrics(strata, b, url, port):
           "a huge header gets 400/431 or a closed connection (%r)" % huge[:40])
     check(raw_http(port, b"GET /nope HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 404 "),
           "an unknown path gets 404")
-    check(raw_http(port, b"POST /metrics HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 405 "),
+    check(raw_http(port, b"POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n").startswith(b"HTTP/1.1 405 "),
           "POST gets 405")
     check(partition_metric(scrape(url), "strata_log_cleaner_cleanings_total", TOPIC, 0) >= 1,
           "the endpoint still serves while a silent connection is open")
