@@ -11,6 +11,7 @@ PACKAGES=(
   python3 python3-kafka python3-lz4 python3-snappy python3-zstandard
   python3-confluent-kafka kcat librdkafka-dev iperf3
   etcd-server etcd-client libcpp-httplib-dev
+  prometheus  # scrapes the metrics endpoint in tests/compat/kafka_metrics.py (its service is not started)
   iproute2  # ip netns, veth, bridge: the fault tests' hosts (tests/faults/netns.py)
   iptables faketime e2fsprogs  # the fault tests' partitions, packet loss, clock skew, disks
 )

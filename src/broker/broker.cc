@@ -12,6 +12,7 @@
 #include "broker/errors.h"
 #include "broker/fan_out.h"
 #include "broker/group_log.h"
+#include "broker/kafka_metrics.h"
 #include "broker/admin_server.h"
 #include "broker/metrics.h"
 #include "broker/replica_fetcher.h"
@@ -130,7 +131,9 @@ Result<void, std::string> Broker::start() {
   }
   if (config_.metrics_enabled) {
     metrics_ = std::make_unique<AdminServer>([this] {
-      return render_prometheus(broker_metric_families(collect_broker_figures(*this)));
+      std::vector<MetricFamily> families = broker_metric_families(collect_broker_figures(*this));
+      for (MetricFamily& f : kafka_metric_families(collect_kafka_figures(*this))) families.push_back(std::move(f));
+      return render_prometheus(families);
     });
     if (!metrics_->listen(config_.metrics_host, config_.metrics_port, error)) {
       return fail("metrics.listener: " + error);
@@ -504,7 +507,11 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
     co_return std::nullopt;
   }
   RequestContext ctx{*header, frame, frame.turn, metadata()};
-  co_return co_await api->serve(*this, ctx);
+  const auto started = std::chrono::steady_clock::now();
+  auto response = co_await api->serve(*this, ctx);
+  traffic_.request_done(prefix->api_key, std::chrono::duration<double, std::milli>(
+                                             std::chrono::steady_clock::now() - started).count());
+  co_return response;
 }
 
 }  // namespace strata::broker

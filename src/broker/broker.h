@@ -26,6 +26,7 @@
 #include "broker/metadata_snapshot.h"
 #include "broker/producer_ids.h"
 #include "broker/topics.h"
+#include "broker/traffic_metrics.h"
 #include "group/coordinator.h"
 #include "txn/coordinator.h"
 #include "net/server.h"
@@ -102,6 +103,8 @@ class Broker : public net::RequestHandler {
   asio::awaitable<std::optional<protocol::Output>> handle(net::Frame& frame) override;
 
   const BrokerConfig& config() const { return config_; }
+  // Kafka's BrokerTopicMetrics and RequestMetrics counters (traffic_metrics.h).
+  TrafficMetrics& traffic() { return traffic_; }
   // How this broker connects to its peers' inter-broker listener (inter_broker_security.h);
   // null for PLAINTEXT or outside a cluster.
   const std::shared_ptr<const client::ClientSecurity>& inter_broker_security() const {
@@ -376,6 +379,7 @@ class Broker : public net::RequestHandler {
   // calls on_cluster_view from its thread until it is gone.
   std::unique_ptr<cluster::ClusterNode> cluster_;
   std::shared_ptr<const client::ClientSecurity> inter_broker_security_;  // set by make_listeners
+  TrafficMetrics traffic_;
   // The inter-broker channel, made with cluster_ (client/peer_pool.h).
   std::unique_ptr<client::PeerPool> peers_;
   std::unique_ptr<Replication> replication_;

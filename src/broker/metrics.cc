@@ -67,7 +67,7 @@ std::string render_prometheus(const std::vector<MetricFamily>& families) {
     out += "# HELP " + f.name + " " + escape_help(f.help) + "\n";
     out += "# TYPE " + f.name + " " + f.type + "\n";
     for (const MetricSample& s : f.samples) {
-      out += f.name;
+      out += f.name + s.suffix;
       if (!s.labels.empty()) {
         out += '{';
         for (size_t i = 0; i < s.labels.size(); ++i) {

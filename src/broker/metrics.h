@@ -27,11 +27,12 @@ class Broker;
 struct MetricSample {
   std::vector<std::pair<std::string, std::string>> labels;  // name, raw value
   double value = 0;
+  std::string suffix;  // after the family's name: a histogram's "_bucket", "_sum", "_count"
 };
 
 struct MetricFamily {
   std::string name;  // counters end in _total
-  std::string type;  // "gauge" or "counter"
+  std::string type;  // "gauge", "counter" or "histogram"
   std::string help;
   std::vector<MetricSample> samples;
 };

@@ -277,6 +277,24 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
   co_return total;
 }
 
+// Kafka's BrokerTopicMetrics for a consumer's fetch (a follower's is replication, not
+// counted here), per partition read as Kafka marks them: a fetch request, its bytes out,
+// and a failed fetch for a partition answered with an error.
+void account(Broker& broker, const std::vector<FetchWant>& wants, const std::vector<FetchAnswer>& answers) {
+  TopicTraffic& all = broker.traffic().all();
+  TopicTraffic* traffic = nullptr;
+  const std::string* topic = nullptr;
+  for (size_t i = 0; i < wants.size() && i < answers.size(); ++i) {
+    if (topic == nullptr || *topic != wants[i].topic) {
+      topic = &wants[i].topic;
+      traffic = &broker.traffic().topic(*topic);
+    }
+    count(*traffic, all, &TopicTraffic::fetch_requests, 1);
+    if (answers[i].error != 0) count(*traffic, all, &TopicTraffic::failed_fetch, 1);
+    count(*traffic, all, &TopicTraffic::bytes_out, answers[i].records_bytes);
+  }
+}
+
 // The response's topics: consecutive partitions of one topic share an entry, as
 // Kafka's FetchResponse.of groups its ordered partition map.
 void assemble(FetchResponse& r, const std::vector<FetchWant>& wants,
@@ -345,6 +363,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
       bytes = co_await read();
     }
   }
+  if (!from_follower(request, version)) account(broker, fetch.partitions, answers);
   auto outcome = broker.fetch_sessions().close(fetch, answers, now_ms());
   r.error_code = outcome.error;
   r.session_id = outcome.session_id;

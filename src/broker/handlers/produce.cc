@@ -189,6 +189,20 @@ void prepare_all(std::vector<Job>& jobs, ProduceRequest& request) {
 // Kafka's per-connection order holds because every append is posted (one hop per owner
 // shard) before the turn passes to the connection's next request; the wait for
 // fdatasync comes after, so pipelined durable produces still share fdatasync rounds.
+// Kafka's BrokerTopicMetrics for one partition's answer, as Kafka marks them per
+// partition: a produce request, and its records and bytes in or a failure.
+void account(Broker& broker, TopicTraffic& traffic, const Job& job, int16_t error) {
+  TopicTraffic& all = broker.traffic().all();
+  count(traffic, all, &TopicTraffic::produce_requests, 1);
+  if (error != 0) {
+    count(traffic, all, &TopicTraffic::failed_produce, 1);
+    return;
+  }
+  const record::BatchView batch(job.batch);
+  count(traffic, all, &TopicTraffic::messages_in, uint64_t(std::max(batch.record_count(), 0)));
+  count(traffic, all, &TopicTraffic::bytes_in, job.batch.size());
+}
+
 asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& ctx,
                                                 ProduceRequest& request) {
   ProduceResponse r;
@@ -256,6 +270,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
   for (auto& topic : request.topic_data) {
     ProduceResponse::TopicResponse tr;
     tr.name = topic.name;
+    TopicTraffic& traffic = broker.traffic().topic(topic.name);
     for (auto& p : topic.partition_data) {
       const Job& job = jobs[at];
       ProduceResponse::PartitionResponse pr;
@@ -263,6 +278,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
       pr.error_code = durable->failed(at) ? kafka_error::kKafkaStorageError
                       : durable->error(at) != 0 ? durable->error(at)
                                                 : job.out.error;
+      account(broker, traffic, job, pr.error_code);
       pr.base_offset = job.out.base_offset;
       pr.log_append_time_ms = job.out.log_append_time;
       pr.log_start_offset = job.out.log_start_offset;

@@ -1,0 +1,191 @@
+#include "broker/kafka_metrics.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "broker/broker.h"
+#include "broker/dispatch.h"
+
+namespace strata::broker {
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+MetricFamily family(const std::string& name, const char* type, const char* help) {
+  return MetricFamily{name, type, help, {}};
+}
+
+// BrokerTopicMetrics: one counter family per meter, a sample per topic plus the total
+// (no topic label), as jmx_exporter renders Kafka's per-topic and all-topics MBeans.
+void add_topic_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
+  struct Meter {
+    const char* name;
+    const char* help;
+    uint64_t TrafficFigures::*field;
+  };
+  static constexpr Meter kMeters[] = {
+      {"messagesin", "Records appended by Produce requests (Kafka's MessagesInPerSec).", &TrafficFigures::messages_in},
+      {"bytesin", "Record batch bytes appended by Produce requests (BytesInPerSec).", &TrafficFigures::bytes_in},
+      {"bytesout", "Record bytes sent to consumers by Fetch (BytesOutPerSec; followers not included).",
+       &TrafficFigures::bytes_out},
+      {"failedproducerequests", "Partitions of Produce requests answered with an error.",
+       &TrafficFigures::failed_produce},
+      {"failedfetchrequests", "Partitions of consumer Fetch requests answered with an error.",
+       &TrafficFigures::failed_fetch},
+      {"totalproducerequests", "Partitions of Produce requests.", &TrafficFigures::produce_requests},
+      {"totalfetchrequests", "Partitions of consumer Fetch requests.", &TrafficFigures::fetch_requests},
+  };
+  for (const Meter& m : kMeters) {
+    MetricFamily fam = family(std::string("kafka_server_brokertopicmetrics_") + m.name + "_total", "counter", m.help);
+    fam.samples.push_back({{}, double(f.total.*m.field), ""});
+    for (const auto& [topic, t] : f.topics) fam.samples.push_back({{{"topic", topic}}, double(t.*m.field), ""});
+    out.push_back(std::move(fam));
+  }
+}
+
+// RequestMetrics: requests per API, and their time as a histogram.
+void add_request_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
+  auto requests = family("kafka_network_requestmetrics_requests_total", "counter",
+                         "Requests served, by API (Kafka's RequestsPerSec).");
+  auto time = family("kafka_network_requestmetrics_totaltimems", "histogram",
+                     "Time from a request reaching its handler to its response being ready, ms, by API "
+                     "(Kafka's TotalTimeMs, without the network queues).");
+  for (const auto& [api, r] : f.requests) {
+    requests.samples.push_back({{{"request", api}}, double(r.count), ""});
+    for (size_t b = 0; b < kRequestTimeBucketsMs.size(); ++b) {
+      time.samples.push_back(
+          {{{"request", api}, {"le", format_metric_value(kRequestTimeBucketsMs[b])}}, double(r.buckets[b]), "_bucket"});
+    }
+    time.samples.push_back({{{"request", api}, {"le", "+Inf"}}, double(r.count), "_bucket"});
+    time.samples.push_back({{{"request", api}}, r.sum_ms, "_sum"});
+    time.samples.push_back({{{"request", api}}, double(r.count), "_count"});
+  }
+  out.push_back(std::move(requests));
+  out.push_back(std::move(time));
+}
+
+void add_log_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
+  auto size = family("kafka_log_log_size", "gauge", "Bytes of the partition's log on this broker (Kafka's Log Size).");
+  auto end = family("kafka_log_log_logendoffset", "gauge", "The partition log's end offset (LogEndOffset).");
+  auto start = family("kafka_log_log_logstartoffset", "gauge", "The partition log's start offset (LogStartOffset).");
+  auto segments = family("kafka_log_log_numlogsegments", "gauge", "Segments of the partition's log (NumLogSegments).");
+  for (const LogFigures& l : f.logs) {
+    const Labels labels = {{"topic", l.tp.topic}, {"partition", std::to_string(l.tp.partition.value())}};
+    size.samples.push_back({labels, double(l.size_bytes), ""});
+    end.samples.push_back({labels, double(l.log_end_offset), ""});
+    start.samples.push_back({labels, double(l.log_start_offset), ""});
+    segments.samples.push_back({labels, double(l.segments), ""});
+  }
+  for (MetricFamily* m : {&size, &end, &start, &segments}) out.push_back(std::move(*m));
+}
+
+// Log figures of the partitions owned by each shard, read there.
+std::vector<LogFigures> collect_logs(Broker& broker, int shard_wait_ms) {
+  struct Gathered {
+    std::mutex mu;
+    std::condition_variable done;
+    size_t answered = 0;
+    std::vector<LogFigures> logs;
+  };
+  auto g = std::make_shared<Gathered>();
+  const std::vector<storage::TopicPartition> all = broker.logs().partitions();
+  const size_t shards = broker.shard_count();
+  for (size_t s = 0; s < shards; ++s) {
+    asio::post(broker.shard(s), [&broker, g, all, s] {
+      std::vector<LogFigures> mine;
+      for (const storage::TopicPartition& tp : all) {
+        if (broker.owner_shard(tp) != s) continue;
+        if (const storage::Log* log = broker.logs().get(tp)) {
+          mine.push_back({tp, log->size_bytes(), log->log_start_offset().value(), log->log_end_offset().value(),
+                          log->segment_count()});
+        }
+      }
+      std::lock_guard lock(g->mu);
+      g->logs.insert(g->logs.end(), mine.begin(), mine.end());
+      ++g->answered;
+      g->done.notify_all();
+    });
+  }
+  std::unique_lock lock(g->mu);
+  g->done.wait_for(lock, std::chrono::milliseconds(shard_wait_ms), [&] { return g->answered == shards; });
+  std::vector<LogFigures> out = g->logs;
+  std::sort(out.begin(), out.end(), [](const LogFigures& a, const LogFigures& b) { return a.tp < b.tp; });
+  return out;
+}
+
+}  // namespace
+
+std::vector<MetricFamily> kafka_metric_families(const KafkaFigures& f) {
+  std::vector<MetricFamily> out;
+  add_topic_families(f, out);
+  add_request_families(f, out);
+  add_log_families(f, out);
+  auto active = family("kafka_controller_kafkacontroller_activecontrollercount", "gauge",
+                       "1 on the broker that is the controller, else 0 (ActiveControllerCount).");
+  active.samples.push_back({{}, f.active_controller ? 1.0 : 0.0, ""});
+  out.push_back(std::move(active));
+  auto rss = family("process_resident_memory_bytes", "gauge", "Resident memory of the broker process.");
+  rss.samples.push_back({{}, double(f.process.resident_bytes), ""});
+  auto fds = family("process_open_fds", "gauge", "Open file descriptors of the broker process.");
+  fds.samples.push_back({{}, double(f.process.open_fds), ""});
+  auto cpu = family("process_cpu_seconds_total", "counter", "User and system CPU time of the broker process.");
+  cpu.samples.push_back({{}, f.process.cpu_seconds, ""});
+  for (MetricFamily* m : {&rss, &fds, &cpu}) out.push_back(std::move(*m));
+  return out;
+}
+
+ProcessFigures process_figures() {
+  ProcessFigures p;
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const long ticks = ::sysconf(_SC_CLK_TCK);
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages_total = 0, pages_resident = 0;
+  if (statm >> pages_total >> pages_resident) p.resident_bytes = pages_resident * uint64_t(page);
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
+       it.increment(ec)) {
+    ++p.open_fds;
+  }
+  std::ifstream stat("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close != std::string::npos && ticks > 0) {
+    std::istringstream rest(text.substr(close + 2));
+    std::string field;
+    uint64_t utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15: utime, stime
+      if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+      if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    p.cpu_seconds = double(utime + stime) / double(ticks);
+  }
+  return p;
+}
+
+KafkaFigures collect_kafka_figures(Broker& broker, int shard_wait_ms) {
+  KafkaFigures f;
+  auto snapshot = broker.metadata();
+  const auto traffic = broker.traffic().topics();
+  for (const auto& t : snapshot->topics()) {
+    auto it = traffic.find(t->name);
+    f.topics[t->name] = it == traffic.end() ? TrafficFigures{} : it->second;
+  }
+  f.total = broker.traffic().total();
+  for (const auto& [key, r] : broker.traffic().requests()) {
+    const ApiEntry* api = find_api(key);
+    f.requests[api ? api->name : "ApiKey" + std::to_string(key)] = r;
+  }
+  f.logs = collect_logs(broker, shard_wait_ms);
+  f.process = process_figures();
+  f.active_controller = snapshot->cluster().controller_id == broker.config().node_id;
+  return f;
+}
+
+}  // namespace strata::broker

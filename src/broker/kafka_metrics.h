@@ -1,0 +1,57 @@
+// Kafka's broker metrics under the names jmx_exporter's standard Kafka rules give them,
+// so that dashboards built for Kafka read Strata (docs/metrics.md lists each):
+// kafka_server_brokertopicmetrics_* per topic and in total, kafka_network_requestmetrics_*
+// per API, kafka_log_log_* per partition, kafka_controller_kafkacontroller_*, and the
+// process figures Prometheus clients export (process_*).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "broker/metrics.h"
+#include "broker/traffic_metrics.h"
+#include "storage/log.h"
+
+namespace strata::broker {
+
+class Broker;
+
+// One partition log's figures, read on its shard.
+struct LogFigures {
+  storage::TopicPartition tp;
+  uint64_t size_bytes = 0;
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+  size_t segments = 0;
+};
+
+struct ProcessFigures {
+  uint64_t resident_bytes = 0;
+  uint64_t open_fds = 0;
+  double cpu_seconds = 0;
+};
+
+struct KafkaFigures {
+  std::map<std::string, TrafficFigures> topics;  // the topics that exist
+  TrafficFigures total;
+  std::map<std::string, RequestTimeFigures> requests;  // by Kafka's API name
+  std::vector<LogFigures> logs;                        // in partition order
+  ProcessFigures process;
+  bool active_controller = false;
+};
+
+// The families (pure; the unit tests' entry).
+std::vector<MetricFamily> kafka_metric_families(const KafkaFigures& figures);
+
+// Gathers the figures of a running broker. Log figures are read on each shard (a task
+// posted to it); a shard that does not answer within `shard_wait_ms` leaves its
+// partitions out of this scrape. Call from a thread that is not a shard's.
+KafkaFigures collect_kafka_figures(Broker& broker, int shard_wait_ms = 2000);
+
+// This process's figures from /proc/self (zeros where it cannot be read).
+ProcessFigures process_figures();
+
+}  // namespace strata::broker

@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Issue 18: Kafka's metric names on the admin listener, checked against known workloads
+through confluent-kafka, and scraped by a real Prometheus server (Debian's).
+
+One broker with metrics.listener. 500 records produced to `metered` (2 partitions,
+acks=all) move kafka_server_brokertopicmetrics_messagesin_total{topic="metered"} by
+exactly 500 and bytesin by the bytes the logs grew (kafka_log_log_size), whose end
+offsets (kafka_log_log_logendoffset) add up to 500; reading them back moves bytesout by
+at least that; a record over a topic's max.message.bytes counts a failed produce of that topic;
+request counts and time histograms per API are consistent (+Inf bucket = count); the
+process figures are there. Then /usr/bin/prometheus scrapes the endpoint and answers a
+PromQL query for the 500. Usage: kafka_metrics.py PATH/TO/strata"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from strata_broker import StrataBroker, check, free_port  # noqa: E402
+
+TOPIC = "metered"
+N = 500
+
+
+def scrape(port):
+    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name_labels, value = line.rsplit(" ", 1)
+        samples[name_labels] = float(value)
+    return samples
+
+
+def value(samples, name, **labels):
+    key = name + ("{" + ",".join('%s="%s"' % kv for kv in labels.items()) + "}" if labels else "")
+    return samples.get(key)
+
+
+def partition_sum(samples, name):
+    return sum(samples.get('%s{topic="%s",partition="%d"}' % (name, TOPIC, p), 0) for p in (0, 1))
+
+
+def prometheus_scrape(metrics_port):
+    """Runs Prometheus against the endpoint; returns (up, the 500) from its query API."""
+    work = tempfile.mkdtemp(prefix="strata-prometheus-")
+    web = free_port()
+    with open(os.path.join(work, "prometheus.yml"), "w") as f:
+        f.write("global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: strata\n"
+                "    static_configs:\n      - targets: ['127.0.0.1:%d']\n" % metrics_port)
+    proc = subprocess.Popen(["/usr/bin/prometheus", "--config.file=" + os.path.join(work, "prometheus.yml"),
+                             "--storage.tsdb.path=" + os.path.join(work, "data"),
+                             "--web.listen-address=127.0.0.1:%d" % web],
+                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "log"), "w"))
+    try:
+        def query(q):
+            url = "http://127.0.0.1:%d/api/v1/query?query=%s" % (web, urllib.parse.quote(q))
+            r = json.loads(urllib.request.urlopen(url, timeout=5).read())
+            res = r["data"]["result"]
+            return float(res[0]["value"][1]) if res else None
+        deadline, up, got = time.time() + 40, None, None
+        while time.time() < deadline:
+            try:
+                up = query('up{job="strata"}')
+                got = query('kafka_server_brokertopicmetrics_messagesin_total{topic="%s"}' % TOPIC)
+                if up == 1 and got is not None:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        return up, got
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    metrics_port = free_port()
+    broker = StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % metrics_port})
+    with broker:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+        for f in admin.create_topics([NewTopic(TOPIC, 2, 1),
+                                      NewTopic("tiny", 1, 1, config={"max.message.bytes": "2000"})]).values():
+            f.result(30)
+        before = scrape(metrics_port)
+        p = Producer({"bootstrap.servers": broker.bootstrap, "acks": "all", "linger.ms": 5})
+        errors = []
+        for i in range(N):
+            p.produce(TOPIC, b"value-%05d" % i, key=b"k%d" % i, partition=i % 2,
+                      on_delivery=lambda e, m: e and errors.append(e))
+        check(p.flush(30) == 0 and not errors, "500 records produced %s" % errors[:1])
+        after = scrape(metrics_port)
+        moved = value(after, "kafka_server_brokertopicmetrics_messagesin_total", topic=TOPIC) - \
+            value(before, "kafka_server_brokertopicmetrics_messagesin_total", topic=TOPIC)
+        check(moved == N, "messagesin{topic=metered} moved by exactly %d (%s)" % (N, moved))
+        check(value(after, "kafka_server_brokertopicmetrics_messagesin_total") >= N, "the all-topics messagesin too")
+        check(partition_sum(after, "kafka_log_log_logendoffset") == N, "the log end offsets add up to 500")
+        size = partition_sum(after, "kafka_log_log_size")
+        bytes_in = value(after, "kafka_server_brokertopicmetrics_bytesin_total", topic=TOPIC)
+        check(size > N * 11 and bytes_in == size, "bytesin (%s) = the bytes the logs hold (%s)" % (bytes_in, size))
+        check(value(after, "kafka_server_brokertopicmetrics_totalproducerequests_total", topic=TOPIC) >= 2,
+              "produce requests counted per partition")
+
+        c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "metrics", "auto.offset.reset": "earliest"})
+        c.subscribe([TOPIC])
+        got, deadline = 0, time.time() + 30
+        while got < N and time.time() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error():
+                got += 1
+        c.close()
+        check(got == N, "read back %d records" % got)
+        now = scrape(metrics_port)
+        out = value(now, "kafka_server_brokertopicmetrics_bytesout_total", topic=TOPIC)
+        check(out >= size, "bytesout (%s) at least the log's bytes (%s)" % (out, size))
+        check(value(now, "kafka_server_brokertopicmetrics_totalfetchrequests_total", topic=TOPIC) >= 2,
+              "consumer fetches counted")
+
+        errors = []
+        p2 = Producer({"bootstrap.servers": broker.bootstrap, "message.timeout.ms": 5000})
+        p2.produce("tiny", b"x" * 5000, partition=0, on_delivery=lambda e, m: e and errors.append(e))
+        p2.flush(10)
+        check(any("MSG_SIZE_TOO_LARGE" in str(e) for e in errors), "a record over max.message.bytes is refused")
+        failed = scrape(metrics_port)
+        check(value(failed, "kafka_server_brokertopicmetrics_failedproducerequests_total", topic="tiny") >= 1 and
+              value(failed, "kafka_server_brokertopicmetrics_failedproducerequests_total", topic=TOPIC) == 0,
+              "... and counted as a failed produce request of its topic")
+
+        produce_count = value(failed, "kafka_network_requestmetrics_requests_total", request="Produce")
+        inf = value(failed, "kafka_network_requestmetrics_totaltimems_bucket", request="Produce", le="+Inf")
+        count = value(failed, "kafka_network_requestmetrics_totaltimems_count", request="Produce")
+        check(produce_count and produce_count == inf == count, "Produce: requests %s, +Inf bucket %s, count %s"
+              % (produce_count, inf, count))
+        check(value(failed, "kafka_network_requestmetrics_requests_total", request="Fetch") >= 1, "Fetch requests")
+        check(value(failed, "kafka_controller_kafkacontroller_activecontrollercount") == 1, "the single node controls")
+        check(value(failed, "process_resident_memory_bytes") > 1e6 and value(failed, "process_open_fds") > 3,
+              "process figures")
+
+        up, seen = prometheus_scrape(metrics_port)
+        check(up == 1 and seen == N, "Prometheus scraped the endpoint (up=%s) and answers messagesin=%s" % (up, seen))
+    print("Kafka metrics: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
