@@ -12,6 +12,7 @@
 
 #include "broker/broker.h"
 #include "broker/dispatch.h"
+#include "group/coordinator.h"
 
 namespace strata::broker {
 namespace {
@@ -86,38 +87,113 @@ void add_log_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
   for (MetricFamily* m : {&size, &end, &start, &segments}) out.push_back(std::move(*m));
 }
 
-// Log figures of the partitions owned by each shard, read there.
-std::vector<LogFigures> collect_logs(Broker& broker, int shard_wait_ms) {
+struct ShardFigures {
+  std::vector<LogFigures> logs;
+  std::vector<GroupFigures> groups;
+};
+
+// On shard `s`: its partition logs, and the groups of the offsets partitions it holds
+// (in a cluster, those this broker leads).
+ShardFigures read_shard(Broker& broker, size_t s, const std::vector<storage::TopicPartition>& all,
+                        const MetadataSnapshot& snapshot) {
+  ShardFigures out;
+  for (const storage::TopicPartition& tp : all) {
+    if (broker.owner_shard(tp) != s) continue;
+    if (const storage::Log* log = broker.logs().get(tp)) {
+      out.logs.push_back({tp, log->size_bytes(), log->log_start_offset().value(), log->log_end_offset().value(),
+                          log->high_watermark().value(), log->segment_count()});
+    }
+  }
+  if (!snapshot.topic(group::kOffsetsTopic)) return out;
+  group::GroupCoordinator& coord = broker.groups();
+  for (int32_t p = 0; p < coord.partitions(); ++p) {
+    if (broker.offsets_partition_shard(p) != s) continue;
+    if (broker.in_cluster() && snapshot.leader(group::kOffsetsTopic, p) != broker.config().node_id) continue;
+    for (const group::GroupListing& g : coord.list(p)) {
+      GroupFigures f{g.group_id, coord.describe(g.group_id).members.size(), {}};
+      for (const group::FetchedOffset& o : coord.fetch_offsets(g.group_id, std::nullopt)) {
+        if (o.offset >= 0) f.committed.push_back({storage::TopicPartition{o.topic, PartitionId(o.partition)}, o.offset});
+      }
+      std::sort(f.committed.begin(), f.committed.end());
+      out.groups.push_back(std::move(f));
+    }
+  }
+  return out;
+}
+
+ShardFigures collect_shards(Broker& broker, int shard_wait_ms) {
   struct Gathered {
     std::mutex mu;
     std::condition_variable done;
     size_t answered = 0;
-    std::vector<LogFigures> logs;
+    ShardFigures figures;
   };
   auto g = std::make_shared<Gathered>();
+  auto snapshot = broker.metadata();
   const std::vector<storage::TopicPartition> all = broker.logs().partitions();
   const size_t shards = broker.shard_count();
   for (size_t s = 0; s < shards; ++s) {
-    asio::post(broker.shard(s), [&broker, g, all, s] {
-      std::vector<LogFigures> mine;
-      for (const storage::TopicPartition& tp : all) {
-        if (broker.owner_shard(tp) != s) continue;
-        if (const storage::Log* log = broker.logs().get(tp)) {
-          mine.push_back({tp, log->size_bytes(), log->log_start_offset().value(), log->log_end_offset().value(),
-                          log->segment_count()});
-        }
-      }
+    asio::post(broker.shard(s), [&broker, g, all, s, snapshot] {
+      ShardFigures mine = read_shard(broker, s, all, *snapshot);
       std::lock_guard lock(g->mu);
-      g->logs.insert(g->logs.end(), mine.begin(), mine.end());
+      auto& f = g->figures;
+      f.logs.insert(f.logs.end(), mine.logs.begin(), mine.logs.end());
+      f.groups.insert(f.groups.end(), mine.groups.begin(), mine.groups.end());
       ++g->answered;
       g->done.notify_all();
     });
   }
   std::unique_lock lock(g->mu);
   g->done.wait_for(lock, std::chrono::milliseconds(shard_wait_ms), [&] { return g->answered == shards; });
-  std::vector<LogFigures> out = g->logs;
-  std::sort(out.begin(), out.end(), [](const LogFigures& a, const LogFigures& b) { return a.tp < b.tp; });
+  ShardFigures out = g->figures;
+  std::sort(out.logs.begin(), out.logs.end(), [](const LogFigures& a, const LogFigures& b) { return a.tp < b.tp; });
+  std::sort(out.groups.begin(), out.groups.end(),
+            [](const GroupFigures& a, const GroupFigures& b) { return a.group < b.group; });
   return out;
+}
+
+// kafka_exporter's names: each partition's newest and oldest offsets, and each group's
+// committed offsets, lag (the high watermark minus the committed offset, for partitions
+// whose log is here) and members, with per-topic sums.
+void add_exporter_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
+  auto newest = family("kafka_topic_partition_current_offset", "gauge",
+                       "The partition's high watermark: the newest offset consumers can read.");
+  auto oldest = family("kafka_topic_partition_oldest_offset", "gauge", "The partition's log start offset.");
+  std::map<storage::TopicPartition, int64_t> hw;
+  for (const LogFigures& l : f.logs) {
+    const Labels labels = {{"topic", l.tp.topic}, {"partition", std::to_string(l.tp.partition.value())}};
+    newest.samples.push_back({labels, double(l.high_watermark), ""});
+    oldest.samples.push_back({labels, double(l.log_start_offset), ""});
+    hw[l.tp] = l.high_watermark;
+  }
+  auto current = family("kafka_consumergroup_current_offset", "gauge", "The group's committed offset of the partition.");
+  auto current_sum = family("kafka_consumergroup_current_offset_sum", "gauge", "The group's committed offsets of the topic, summed.");
+  auto lag = family("kafka_consumergroup_lag", "gauge", "The partition's high watermark minus the group's committed offset.");
+  auto lag_sum = family("kafka_consumergroup_lag_sum", "gauge", "The group's lag over the topic's partitions here, summed.");
+  auto members = family("kafka_consumergroup_members", "gauge", "Members of the group.");
+  for (const GroupFigures& g : f.groups) {
+    members.samples.push_back({{{"consumergroup", g.group}}, double(g.members), ""});
+    std::map<std::string, std::pair<double, double>> sums;  // topic -> (offsets, lag)
+    std::map<std::string, bool> has_lag;
+    for (const auto& [tp, offset] : g.committed) {
+      const Labels labels = {{"consumergroup", g.group}, {"topic", tp.topic},
+                             {"partition", std::to_string(tp.partition.value())}};
+      current.samples.push_back({labels, double(offset), ""});
+      sums[tp.topic].first += double(offset);
+      if (auto it = hw.find(tp); it != hw.end()) {
+        const double behind = double(std::max<int64_t>(it->second - offset, 0));
+        lag.samples.push_back({labels, behind, ""});
+        sums[tp.topic].second += behind;
+        has_lag[tp.topic] = true;
+      }
+    }
+    for (const auto& [topic, s] : sums) {
+      const Labels labels = {{"consumergroup", g.group}, {"topic", topic}};
+      current_sum.samples.push_back({labels, s.first, ""});
+      if (has_lag[topic]) lag_sum.samples.push_back({labels, s.second, ""});
+    }
+  }
+  for (MetricFamily* m : {&newest, &oldest, &current, &current_sum, &lag, &lag_sum, &members}) out.push_back(std::move(*m));
 }
 
 }  // namespace
@@ -127,6 +203,7 @@ std::vector<MetricFamily> kafka_metric_families(const KafkaFigures& f) {
   add_topic_families(f, out);
   add_request_families(f, out);
   add_log_families(f, out);
+  add_exporter_families(f, out);
   auto active = family("kafka_controller_kafkacontroller_activecontrollercount", "gauge",
                        "1 on the broker that is the controller, else 0 (ActiveControllerCount).");
   active.samples.push_back({{}, f.active_controller ? 1.0 : 0.0, ""});
@@ -182,7 +259,9 @@ KafkaFigures collect_kafka_figures(Broker& broker, int shard_wait_ms) {
     const ApiEntry* api = find_api(key);
     f.requests[api ? api->name : "ApiKey" + std::to_string(key)] = r;
   }
-  f.logs = collect_logs(broker, shard_wait_ms);
+  ShardFigures shards = collect_shards(broker, shard_wait_ms);
+  f.logs = std::move(shards.logs);
+  f.groups = std::move(shards.groups);
   f.process = process_figures();
   f.active_controller = snapshot->cluster().controller_id == broker.config().node_id;
   return f;

@@ -64,7 +64,8 @@ TEST(KafkaMetricFamilies, RenderWithKafkasNames) {
   r.buckets.fill(2);
   r.buckets[0] = 1;
   f.requests["Produce"] = r;
-  f.logs.push_back({storage::TopicPartition{"orders", PartitionId(1)}, 100, 2, 9, 1});
+  f.logs.push_back({storage::TopicPartition{"orders", PartitionId(1)}, 100, 2, 9, 9, 1});
+  f.groups.push_back({"g", 2, {{storage::TopicPartition{"orders", PartitionId(1)}, 4}}});
   f.active_controller = true;
   const std::string text = render_prometheus(kafka_metric_families(f));
   for (const char* line : {
@@ -80,6 +81,11 @@ TEST(KafkaMetricFamilies, RenderWithKafkasNames) {
            "kafka_log_log_logendoffset{topic=\"orders\",partition=\"1\"} 9\n",
            "kafka_log_log_logstartoffset{topic=\"orders\",partition=\"1\"} 2\n",
            "kafka_controller_kafkacontroller_activecontrollercount 1\n",
+           "kafka_topic_partition_current_offset{topic=\"orders\",partition=\"1\"} 9\n",
+           "kafka_consumergroup_current_offset{consumergroup=\"g\",topic=\"orders\",partition=\"1\"} 4\n",
+           "kafka_consumergroup_lag{consumergroup=\"g\",topic=\"orders\",partition=\"1\"} 5\n",
+           "kafka_consumergroup_lag_sum{consumergroup=\"g\",topic=\"orders\"} 5\n",
+           "kafka_consumergroup_members{consumergroup=\"g\"} 2\n",
        }) {
     EXPECT_NE(text.find(line), std::string::npos) << line;
   }

@@ -9,7 +9,7 @@ offsets (kafka_log_log_logendoffset) add up to 500; reading them back moves byte
 at least that; a record over a topic's max.message.bytes counts a failed produce of that topic;
 request counts and time histograms per API are consistent (+Inf bucket = count); the
 process figures are there. Then /usr/bin/prometheus scrapes the endpoint and answers a
-PromQL query for the 500. Usage: kafka_metrics.py PATH/TO/strata"""
+PromQL query for the 540 records. Usage: kafka_metrics.py PATH/TO/strata"""
 import json
 import os
 import shutil
@@ -86,6 +86,35 @@ def prometheus_scrape(metrics_port):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def group_lag(strata, broker):
+    """`strata group describe`'s LAG column, summed over the group's partitions."""
+    out = subprocess.run([strata, "group", "describe", "--bootstrap-server", broker.bootstrap, "metrics"],
+                         capture_output=True, text=True, timeout=30).stdout
+    lines = out.strip().splitlines()
+    header = next(line.split() for line in lines if "LAG" in line)
+    at = header.index("LAG")
+    return sum(int(line.split()[at]) for line in lines if line.startswith("metrics ") and line.split()[at] != "-")
+
+
+def check_lag(strata, broker, port):
+    """The group's committed offsets and lag (kafka_exporter's names), before and after
+    40 more records, and equal to what `strata group describe` prints."""
+    s = scrape(port)
+    check(value(s, "kafka_consumergroup_current_offset_sum", consumergroup="metrics", topic=TOPIC) == N,
+          "kafka_consumergroup_current_offset_sum = 500 once the group committed")
+    check(value(s, "kafka_consumergroup_lag_sum", consumergroup="metrics", topic=TOPIC) == 0, "lag 0")
+    check(value(s, "kafka_consumergroup_members", consumergroup="metrics") == 0, "no members after close")
+    p = Producer({"bootstrap.servers": broker.bootstrap})
+    for i in range(40):
+        p.produce(TOPIC, b"more-%d" % i, partition=i % 2)
+    p.flush(10)
+    s = scrape(port)
+    lag = value(s, "kafka_consumergroup_lag_sum", consumergroup="metrics", topic=TOPIC)
+    check(lag == 40 and group_lag(strata, broker) == 40,
+          "lag 40 after 40 more records, as strata group describe prints (%s, %s)" % (lag, group_lag(strata, broker)))
+    check(partition_sum(s, "kafka_topic_partition_current_offset") == N + 40, "kafka_topic_partition_current_offset")
+
+
 def main():
     metrics_port = free_port()
     broker = StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % metrics_port})
@@ -127,6 +156,7 @@ def main():
         check(out >= size, "bytesout (%s) at least the log's bytes (%s)" % (out, size))
         check(value(now, "kafka_server_brokertopicmetrics_totalfetchrequests_total", topic=TOPIC) >= 2,
               "consumer fetches counted")
+        check_lag(sys.argv[1], broker, metrics_port)
 
         errors = []
         p2 = Producer({"bootstrap.servers": broker.bootstrap, "message.timeout.ms": 5000})
@@ -149,7 +179,7 @@ def main():
               "process figures")
 
         up, seen = prometheus_scrape(metrics_port)
-        check(up == 1 and seen == N, "Prometheus scraped the endpoint (up=%s) and answers messagesin=%s" % (up, seen))
+        check(up == 1 and seen == N + 40, "Prometheus scraped the endpoint (up=%s) and answers messagesin=%s" % (up, seen))
     print("Kafka metrics: all checks passed")
 
 
