@@ -279,6 +279,8 @@ size_t Broker::group_shard(const std::string& group_id) const {
 }
 
 void Broker::start_maintenance() {
+  loop_watch_ = std::make_unique<LoopWatch>(shard_count());
+  for (size_t s = 0; s < shard_count(); ++s) loop_watch_->start(s, shard(s), stopped_);
   maintenance_ = std::make_unique<asio::steady_timer>(shard(0));
   asio::co_spawn(shard(0), maintenance_loop(), asio::detached);
 }

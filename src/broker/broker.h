@@ -22,6 +22,7 @@
 #include "broker/dynamic_configs.h"
 #include "broker/fetch_sessions.h"
 #include "broker/fetch_waiters.h"
+#include "broker/loop_watch.h"
 #include "broker/replication.h"
 #include "broker/metadata_snapshot.h"
 #include "broker/producer_ids.h"
@@ -105,6 +106,8 @@ class Broker : public net::RequestHandler {
   const BrokerConfig& config() const { return config_; }
   // Kafka's BrokerTopicMetrics and RequestMetrics counters (traffic_metrics.h).
   TrafficMetrics& traffic() { return traffic_; }
+  // Each shard's event-loop stalls (loop_watch.h); null before start().
+  const LoopWatch* loop_watch() const { return loop_watch_.get(); }
   // How this broker connects to its peers' inter-broker listener (inter_broker_security.h);
   // null for PLAINTEXT or outside a cluster.
   const std::shared_ptr<const client::ClientSecurity>& inter_broker_security() const {
@@ -380,6 +383,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<cluster::ClusterNode> cluster_;
   std::shared_ptr<const client::ClientSecurity> inter_broker_security_;  // set by make_listeners
   TrafficMetrics traffic_;
+  std::unique_ptr<LoopWatch> loop_watch_;
   // The inter-broker channel, made with cluster_ (client/peer_pool.h).
   std::unique_ptr<client::PeerPool> peers_;
   std::unique_ptr<Replication> replication_;

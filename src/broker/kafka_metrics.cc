@@ -215,6 +215,18 @@ std::vector<MetricFamily> kafka_metric_families(const KafkaFigures& f) {
   auto cpu = family("process_cpu_seconds_total", "counter", "User and system CPU time of the broker process.");
   cpu.samples.push_back({{}, f.process.cpu_seconds, ""});
   for (MetricFamily* m : {&rss, &fds, &cpu}) out.push_back(std::move(*m));
+  auto stalls = family("strata_event_loop_stalls_total", "counter",
+                       "Ticks of the shard's 100 ms timer that fired at least 50 ms late: the shard's thread "
+                       "was busy (or not scheduled) that long.");
+  auto stalled = family("strata_event_loop_stall_seconds_total", "counter", "The lateness of those ticks, summed.");
+  auto max_lag = family("strata_event_loop_max_lag_ms", "gauge", "The latest tick of the shard since the broker started.");
+  for (size_t s = 0; s < f.loops.size(); ++s) {
+    const Labels labels = {{"shard", std::to_string(s)}};
+    stalls.samples.push_back({labels, double(f.loops[s].stalls), ""});
+    stalled.samples.push_back({labels, f.loops[s].stall_seconds, ""});
+    max_lag.samples.push_back({labels, f.loops[s].max_lag_ms, ""});
+  }
+  for (MetricFamily* m : {&stalls, &stalled, &max_lag}) out.push_back(std::move(*m));
   return out;
 }
 
@@ -264,6 +276,7 @@ KafkaFigures collect_kafka_figures(Broker& broker, int shard_wait_ms) {
   f.groups = std::move(shards.groups);
   f.process = process_figures();
   f.active_controller = snapshot->cluster().controller_id == broker.config().node_id;
+  if (const LoopWatch* w = broker.loop_watch()) f.loops = w->figures();
   return f;
 }
 

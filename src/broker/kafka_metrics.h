@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "broker/loop_watch.h"
 #include "broker/metrics.h"
 #include "broker/traffic_metrics.h"
 #include "storage/log.h"
@@ -52,6 +53,7 @@ struct KafkaFigures {
   std::vector<GroupFigures> groups;                    // in group order
   ProcessFigures process;
   bool active_controller = false;
+  std::vector<LoopWatch::Figures> loops;  // per shard
 };
 
 // The families (pure; the unit tests' entry).

@@ -177,6 +177,8 @@ def main():
         check(value(failed, "kafka_controller_kafkacontroller_activecontrollercount") == 1, "the single node controls")
         check(value(failed, "process_resident_memory_bytes") > 1e6 and value(failed, "process_open_fds") > 3,
               "process figures")
+        check(value(failed, "strata_event_loop_max_lag_ms", shard="0") is not None and
+              value(failed, "strata_event_loop_stalls_total", shard="0") is not None, "event-loop figures per shard")
 
         up, seen = prometheus_scrape(metrics_port)
         check(up == 1 and seen == N + 40, "Prometheus scraped the endpoint (up=%s) and answers messagesin=%s" % (up, seen))
