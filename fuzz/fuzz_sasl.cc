@@ -5,7 +5,8 @@
 // a value, never a crash; a final step never succeeds (no proof can be guessed); a
 // parsed credential formats and parses back to itself. Also the stored ACL texts
 // (acls.json and one etcd resource's value) and an etcd ACL key: what decodes encodes
-// and decodes back to itself.
+// and decodes back to itself. And the SCRAM client against any server-first and
+// server-final message: an error or a next message, never a verified server.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -17,6 +18,7 @@
 #include "security/plain.h"
 #include "security/principal_rules.h"
 #include "security/scram.h"
+#include "security/scram_client.h"
 
 using namespace strata::security;
 
@@ -41,6 +43,13 @@ void scram(std::string_view in) {
     if (!server.step(client_first)) __builtin_trap();
     if (server.step(in) || server.complete()) __builtin_trap();
   }
+}
+
+void scram_client(std::string_view in) {
+  ScramClient c(ScramMechanism::kSha256, "alice", "alice-secret", "abc");
+  if (!c.first()) __builtin_trap();
+  (void)c.final(in);
+  if (c.verify(in)) __builtin_trap();  // no input is the server's signature of this exchange
 }
 
 void credentials(std::string_view in) {
@@ -97,6 +106,7 @@ void acls(std::string_view in) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   scram(in);
+  scram_client(in);
   credentials(in);
   acls(in);
   plain(in);

@@ -10,6 +10,9 @@ namespace strata::security {
 namespace {
 
 constexpr int32_t kMinIterations = 4096;  // Kafka's ScramMechanism.minIterations
+// Kafka's limit for stored credentials: no broker can hold more, and a hostile one asking
+// for billions would make the client spin on PBKDF2 for hours.
+constexpr int32_t kMaxIterations = 16384;
 
 // "k=v,k=v" attributes of a server message; the first value of a repeated key wins.
 std::map<char, std::string_view> attributes(std::string_view message) {
@@ -65,9 +68,10 @@ Result<std::string, std::string> ScramClient::final(std::string_view server_firs
   if (!salt || salt->empty()) return fail(std::string("SCRAM: the server sent no usable salt"));
   int32_t iterations = 0;
   const auto [end, ec] = std::from_chars(i->second.data(), i->second.data() + i->second.size(), iterations);
-  if (ec != std::errc{} || end != i->second.data() + i->second.size() || iterations < kMinIterations) {
-    return fail("SCRAM: the server asks for " + std::string(i->second) + " iterations (at least " +
-                std::to_string(kMinIterations) + " are required)");
+  if (ec != std::errc{} || end != i->second.data() + i->second.size() || iterations < kMinIterations ||
+      iterations > kMaxIterations) {
+    return fail("SCRAM: the server asks for " + std::string(i->second) + " iterations (" +
+                std::to_string(kMinIterations) + " to " + std::to_string(kMaxIterations) + " are accepted)");
   }
   const std::string without_proof = "c=biws,r=" + std::string(nonce);
   const std::string auth_message =

@@ -8,8 +8,10 @@
 //
 // Checks of the server's answers, as Kafka's ScramSaslClient makes them: the server nonce
 // must extend ours, iterations must be at least 4096 (Kafka's minimum: a lower count from
-// a hostile server would make a cheap dictionary target of the proof), the salt must not
-// be empty, and an "e=" answer is the server's error. One exchange per object.
+// a hostile server would make a cheap dictionary target of the proof) and, stricter than
+// Kafka, at most 16384 (the most a stored credential may have: more would only make the
+// client spin), the salt must not be empty, and an "e=" answer is the server's error.
+// One exchange per object.
 #pragma once
 
 #include <string>

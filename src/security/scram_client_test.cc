@@ -64,6 +64,7 @@ TEST(ScramClient, HostileServerFirstMessages) {
            "r=rOprNGfwEbeRWgbNEkqO" + ok_rest,              // nothing added by the server
            std::string("r=rOprNGfwEbeRWgbNEkqOxyz,s=,i=4096"),  // empty salt
            std::string("r=rOprNGfwEbeRWgbNEkqOxyz,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=1"),
+           std::string("r=rOprNGfwEbeRWgbNEkqOxyz,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=2000000000"),
            std::string("r=rOprNGfwEbeRWgbNEkqOxyz,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096x"),
            std::string("r=rOprNGfwEbeRWgbNEkqOxyz,s=W22ZaJ0SNY7soEsUEjb6gQ=="),
            std::string(""),
