@@ -6,7 +6,7 @@ namespace strata::broker {
 
 TopicTraffic& TrafficMetrics::topic(std::string_view name) {
   std::lock_guard lock(mu_);
-  auto it = topics_.find(std::string(name));
+  auto it = topics_.find(name);
   if (it == topics_.end()) it = topics_.emplace(std::string(name), std::make_unique<TopicTraffic>()).first;
   return *it->second;
 }

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,9 +77,14 @@ class TrafficMetrics {
     std::array<std::atomic<uint64_t>, kRequestTimeBucketsMs.size()> buckets{};  // not cumulative
   };
   static TrafficFigures figures_of(const TopicTraffic& t);
+  // Lookups by string_view without building a string (no allocation on the produce path).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
 
   mutable std::mutex mu_;
-  std::unordered_map<std::string, std::unique_ptr<TopicTraffic>> topics_;  // guarded by mu_
+  std::unordered_map<std::string, std::unique_ptr<TopicTraffic>, NameHash, std::equal_to<>> topics_;  // guarded by mu_
   TopicTraffic all_;
   std::array<RequestTimes, kApiKeys> requests_{};
 };
