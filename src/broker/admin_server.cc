@@ -31,7 +31,9 @@ class BoundedQueue : public httplib::TaskQueue {
   void enqueue(std::function<void()> fn) override {
     std::unique_lock lock(mu_);
     room_.wait(lock, [this] { return jobs_.size() < kAdminPendingMax || stopping_; });
-    if (stopping_) return;  // the connection's socket is closed with its function
+    // Shutting down: the one connection the accepting thread holds is dropped unserved
+    // (httplib gives no way to close it from here; the process's stop is under way).
+    if (stopping_) return;
     jobs_.push_back(std::move(fn));
     ready_.notify_one();
   }
