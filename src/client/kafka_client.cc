@@ -254,10 +254,14 @@ Result<void, ClientError> KafkaClient::start_tls(const std::string& host) {
   const int rc = SSL_connect(ssl_);
   if (rc != 1) {
     const long verify = SSL_get_verify_result(ssl_);
+    // A refused certificate or a TLS protocol error is the same at every broker; a
+    // timeout or a reset is the network's, and another broker may answer.
+    const bool refused = verify != X509_V_OK || SSL_get_error(ssl_, rc) == SSL_ERROR_SSL;
     std::string why = verify != X509_V_OK ? std::string("the broker's certificate: ") +
                                                 X509_verify_cert_error_string(verify)
                                           : tls_failure(ssl_, rc, options_.io_timeout_ms);
-    return fail(auth_error("TLS handshake failed: " + why));
+    const std::string what = "TLS handshake failed: " + why;
+    return fail(refused ? auth_error(what) : network_error(what));
   }
   return {};
 }
