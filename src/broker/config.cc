@@ -9,15 +9,10 @@
 #include <type_traits>
 
 #include "broker/metrics.h"
+#include "common/ascii.h"
 
 namespace strata::broker {
 namespace {
-
-std::string trim(std::string s) {
-  const auto a = s.find_first_not_of(" \t\r");
-  const auto b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
 
 template <class T>
 Result<void, std::string> to_int(const std::string& key, const std::string& v, T& out) {
@@ -53,14 +48,14 @@ Result<void, std::string> parse_per_ip_overrides(
   size_t at = 0;
   while (at <= v.size()) {
     const size_t comma = std::min(v.find(',', at), v.size());
-    const std::string entry = trim(v.substr(at, comma - at));
+    const std::string entry = trim_blanks(v.substr(at, comma - at));
     at = comma + 1;
     if (entry.empty()) continue;
     const auto colon = entry.rfind(':');
     if (colon == std::string::npos || colon == 0) return fail(key + ": expected host:count: " + entry);
     int32_t count = 0;
-    if (auto r = to_non_negative(key, trim(entry.substr(colon + 1)), count); !r) return r;
-    std::string host = trim(entry.substr(0, colon));
+    if (auto r = to_non_negative(key, trim_blanks(entry.substr(colon + 1)), count); !r) return r;
+    std::string host = trim_blanks(entry.substr(0, colon));
     if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
     out.emplace_back(std::move(host), count);
   }

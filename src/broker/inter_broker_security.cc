@@ -1,4 +1,5 @@
 #include "broker/inter_broker_security.h"
+#include "common/ascii.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,11 +7,6 @@
 
 namespace strata::broker {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 }  // namespace
 
@@ -35,7 +31,7 @@ Result<std::shared_ptr<const client::ClientSecurity>, std::string> inter_broker_
   const std::string mechanism = config.value_or(inter.name, "sasl.mechanism.inter.broker.protocol", "GSSAPI");
   p["sasl.mechanism"] = mechanism;
   copy("sasl.jaas.config", "sasl.jaas.config");
-  copy(lower(mechanism) + ".sasl.jaas.config", "sasl.jaas.config");
+  copy(ascii_lower(mechanism) + ".sasl.jaas.config", "sasl.jaas.config");
   auto security = client::client_security_from(p);
   if (!security) {
     return fail("inter-broker listener " + inter.name + " (" + p["security.protocol"] + "): " + security.error());

@@ -5,20 +5,10 @@
 #include <charconv>
 
 #include "broker/config_admin.h"
+#include "common/ascii.h"
 
 namespace strata::broker {
 namespace {
-
-std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t\r");
-  const auto b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
 
 
 std::optional<net::SecurityProtocol> protocol_of(const std::string& name) {
@@ -37,9 +27,9 @@ Result<std::map<std::string, net::SecurityProtocol>, std::string> parse_protocol
   for (const std::string& entry : split_list(v)) {
     const auto colon = entry.find(':');
     if (colon == std::string::npos) return fail("listener.security.protocol.map: expected NAME:PROTOCOL: " + entry);
-    const auto proto = protocol_of(trim(entry.substr(colon + 1)));
+    const auto proto = protocol_of(trim_blanks(entry.substr(colon + 1)));
     if (!proto) return fail("listener.security.protocol.map: unknown security protocol in " + entry);
-    out[trim(entry.substr(0, colon))] = *proto;
+    out[trim_blanks(entry.substr(0, colon))] = *proto;
   }
   return out;
 }
@@ -131,10 +121,10 @@ Result<void, std::string> apply_security_settings(const std::map<std::string, st
       if (!l) return fail(l.error());
       out.advertised = std::move(*l);
     } else if (key == "inter.broker.listener.name") {
-      out.inter_broker_listener = trim(value);
+      out.inter_broker_listener = trim_blanks(value);
     } else if (key == "security.inter.broker.protocol") {
-      if (!protocol_of(trim(value))) return fail(key + ": unknown security protocol " + value);
-      if (out.inter_broker_listener.empty()) out.inter_broker_listener = trim(value);
+      if (!protocol_of(trim_blanks(value))) return fail(key + ": unknown security protocol " + value);
+      if (out.inter_broker_listener.empty()) out.inter_broker_listener = trim_blanks(value);
     } else if (key == "connections.max.reauth.ms") {
       if (auto r = to_int<int64_t>(key, value, out.connections_max_reauth_ms, 0); !r) return r;
     } else if (key == "sasl.server.max.receive.size") {
@@ -160,7 +150,7 @@ Result<void, std::string> apply_security_settings(const std::map<std::string, st
 }
 
 std::optional<std::string> SecurityConfig::value(const std::string& listener, const std::string& key) const {
-  if (auto it = settings.find("listener.name." + lower(listener) + "." + key); it != settings.end()) {
+  if (auto it = settings.find("listener.name." + ascii_lower(listener) + "." + key); it != settings.end()) {
     return it->second;
   }
   if (auto it = settings.find(key); it != settings.end()) return it->second;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/ascii.h"
 #include "common/properties.h"
 #include "security/jaas.h"
 #include "security/tls_stores.h"
@@ -17,11 +18,6 @@ using Properties = std::map<std::string, std::string>;
 std::string value(const Properties& p, const std::string& key, const std::string& fallback = "") {
   const auto it = p.find(key);
   return it == p.end() ? fallback : it->second;
-}
-
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::toupper(c)); });
-  return s;
 }
 
 Result<void, std::string> set_sasl(const Properties& p, ClientSecurity& out) {
@@ -123,7 +119,7 @@ std::string ClientSecurity::mechanism_name() const {
 
 Result<std::shared_ptr<const ClientSecurity>, std::string> client_security_from(const Properties& properties) {
   auto out = std::make_shared<ClientSecurity>();
-  const std::string protocol = upper(value(properties, "security.protocol", "PLAINTEXT"));
+  const std::string protocol = ascii_upper(value(properties, "security.protocol", "PLAINTEXT"));
   if (protocol == "SSL") out->tls = true;
   else if (protocol == "SASL_PLAINTEXT") out->sasl = true;
   else if (protocol == "SASL_SSL") out->tls = out->sasl = true;

@@ -3,16 +3,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/ascii.h"
+
 namespace strata {
 namespace {
-
-constexpr std::string_view kBlank = " \t\f\r";
-
-std::string_view trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(kBlank);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kBlank) - begin + 1);
-}
 
 // True when the line ends in an odd number of backslashes (a continuation).
 bool continues(std::string_view line) {
@@ -31,7 +25,7 @@ Result<std::map<std::string, std::string>, std::string> parse_properties(std::st
   size_t at = 0;
   while (at <= text.size()) {
     const size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view line = trim(text.substr(at, end - at));
+    std::string_view line = trim_blanks(text.substr(at, end - at));
     at = end + 1;
     if (!joining && (line.empty() || line[0] == '#' || line[0] == '!')) continue;
     joining = continues(line);
@@ -40,13 +34,13 @@ Result<std::map<std::string, std::string>, std::string> parse_properties(std::st
     if (joining && at <= text.size()) continue;
     const std::string_view entry = logical;
     const size_t sep = entry.find_first_of("=: \t\f");
-    const std::string key(trim(entry.substr(0, sep)));
-    std::string_view value = sep == std::string_view::npos ? "" : trim(entry.substr(sep + 1));
+    const std::string key(trim_blanks(entry.substr(0, sep)));
+    std::string_view value = sep == std::string_view::npos ? "" : trim_blanks(entry.substr(sep + 1));
     // "key = value": a separator after blanks is part of them, not of the value.
     if (sep != std::string_view::npos && (entry[sep] == ' ' || entry[sep] == '\t' ||
                                           entry[sep] == '\f') &&
         !value.empty() && (value[0] == '=' || value[0] == ':')) {
-      value = trim(value.substr(1));
+      value = trim_blanks(value.substr(1));
     }
     if (key.empty()) return fail(origin + ": a line without a key: " + logical);
     out[key] = std::string(value);

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "protocol/apis/list_groups.h"
+#include "common/ascii.h"
 #include "tools/group_admin.h"
 
 namespace strata::tools {
@@ -20,27 +21,15 @@ constexpr const char* kStates[] = {
     "PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
     "Assigning",          "Reconciling"};
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return char(std::toupper(c)); });
-  return s;
-}
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  const size_t e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
 // "stable, empty" -> {"Stable", "Empty"}; names match without regard to case.
 Result<std::vector<std::string>, CommandError> parse_states(const std::string& text) {
   std::vector<std::string> states;
   size_t at = 0;
   while (at <= text.size()) {
     const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string name = upper(trim(text.substr(at, comma - at)));
+    const std::string name = ascii_upper(trim_blanks(text.substr(at, comma - at)));
     const auto known = std::find_if(std::begin(kStates), std::end(kStates),
-                                    [&](const char* s) { return upper(s) == name; });
+                                    [&](const char* s) { return ascii_upper(s) == name; });
     if (known == std::end(kStates)) {
       std::string valid;
       for (const char* s : kStates) valid += (valid.empty() ? "" : ", ") + std::string(s);

@@ -1,3 +1,4 @@
+#include "common/ascii.h"
 #include "tools/http_get.h"
 
 #include <httplib.h>
@@ -18,12 +19,6 @@ bool parse_port(std::string_view text, uint16_t& port) {
   }
   port = uint16_t(p);
   return true;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -137,7 +132,7 @@ std::optional<double> parse_value(std::string_view v) {
 }  // namespace
 
 std::optional<PrometheusSample> parse_prometheus_line(std::string_view line) {
-  line = trim(line);
+  line = trim_blanks(line);
   if (line.empty() || line[0] == '#') return std::nullopt;
   PrometheusSample out;
   out.name = std::string(take_name(line));
@@ -156,7 +151,7 @@ std::optional<PrometheusSample> parse_prometheus_line(std::string_view line) {
     if (line.empty()) return std::nullopt;
     line.remove_prefix(1);  // '}'
   }
-  line = trim(line);
+  line = trim_blanks(line);
   const std::string_view value = line.substr(0, line.find_first_of(" \t"));
   auto v = parse_value(value);
   if (!v) return std::nullopt;

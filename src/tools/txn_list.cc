@@ -8,6 +8,7 @@
 #include <cctype>
 #include <ostream>
 
+#include "common/ascii.h"
 #include "tools/txn_admin.h"
 
 namespace strata::tools {
@@ -19,16 +20,10 @@ constexpr const char* kStates[] = {"Ongoing",          "PrepareAbort",   "Prepar
                                    "CompleteAbort",    "CompleteCommit", "Empty",
                                    "PrepareEpochFence"};
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 // "ongoing" -> "Ongoing": names match without regard to case.
 Result<std::string, CommandError> state_name(const std::string& text) {
   for (const char* s : kStates) {
-    if (lower(s) == lower(text)) return std::string(s);
+    if (ascii_lower(s) == ascii_lower(text)) return std::string(s);
   }
   std::string valid;
   for (const char* s : kStates) valid += (valid.empty() ? "" : ", ") + std::string(s);

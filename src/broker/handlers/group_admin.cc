@@ -8,6 +8,7 @@
 
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
+#include "common/ascii.h"
 
 namespace strata::broker {
 
@@ -15,15 +16,10 @@ using namespace protocol;
 
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
 bool wanted(const std::vector<std::string>& filter, const std::string& value) {
   if (filter.empty()) return true;
   return std::any_of(filter.begin(), filter.end(),
-                     [&](const std::string& f) { return lower(f) == lower(value); });
+                     [&](const std::string& f) { return ascii_lower(f) == ascii_lower(value); });
 }
 
 }  // namespace
