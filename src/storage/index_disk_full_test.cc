@@ -55,22 +55,30 @@ class IndexDiskFullTest : public ::testing::Test {
   bool mounted_ = false;
 };
 
+// Appends entries at offsets 0, 10, 20, ... through `append` until one is refused, which
+// must be with ENOSPC, and within enough entries to cross every page the index could
+// have prefaulted before the fill. Returns the offset of the refused entry, or -1.
+template <class Append>
+int64_t append_until_refused(Append append) {
+  int64_t offset = 0;
+  for (int i = 0; i < 40000; ++i, offset += 10) {
+    auto r = append(offset);
+    if (!r) {
+      EXPECT_EQ(r.error().sys_errno, ENOSPC) << r.error().message();
+      return offset;
+    }
+  }
+  return -1;
+}
+
 TEST_F(IndexDiskFullTest, OffsetIndexAppendFailsInsteadOfCrashing) {
   auto idx = OffsetIndex::open((dir_ / "00000000000000000000.index").string(), Offset(0),
                                kIndexBytes, true);
   ASSERT_TRUE(idx.ok()) << idx.error().message();
   fill();
-  int64_t offset = 0;
-  bool failed = false;
-  // Enough entries to cross every page the index could have prefaulted before the fill.
-  for (int i = 0; i < 40000 && !failed; ++i, offset += 10) {
-    auto r = idx->append(Offset(offset), uint32_t(offset * 100));
-    if (!r) {
-      failed = true;
-      EXPECT_EQ(r.error().sys_errno, ENOSPC) << r.error().message();
-    }
-  }
-  EXPECT_TRUE(failed) << "a full tmpfs took every index entry";
+  const int64_t offset =
+      append_until_refused([&](int64_t o) { return idx->append(Offset(o), uint32_t(o * 100)); });
+  ASSERT_GE(offset, 0) << "a full tmpfs took every index entry";
   const size_t kept = idx->entries();
   unfill();
   ASSERT_TRUE(idx->append(Offset(offset), uint32_t(offset * 100)).ok());
@@ -82,16 +90,9 @@ TEST_F(IndexDiskFullTest, TimeIndexAppendFailsInsteadOfCrashing) {
                              kIndexBytes, true);
   ASSERT_TRUE(idx.ok()) << idx.error().message();
   fill();
-  int64_t offset = 0;
-  bool failed = false;
-  for (int i = 0; i < 40000 && !failed; ++i, offset += 10) {
-    auto r = idx->maybe_append(1000 + offset, Offset(offset));
-    if (!r) {
-      failed = true;
-      EXPECT_EQ(r.error().sys_errno, ENOSPC) << r.error().message();
-    }
-  }
-  EXPECT_TRUE(failed) << "a full tmpfs took every time index entry";
+  const int64_t offset =
+      append_until_refused([&](int64_t o) { return idx->maybe_append(1000 + o, Offset(o)); });
+  ASSERT_GE(offset, 0) << "a full tmpfs took every time index entry";
   unfill();
   EXPECT_TRUE(idx->maybe_append(1000 + offset, Offset(offset)).ok());
 }
