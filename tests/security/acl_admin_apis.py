@@ -27,10 +27,9 @@ sys.path.insert(0, os.path.join(HERE, "..", "compat"))
 from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from strata_broker import StrataBroker, check, free_port, read_frame  # noqa: E402
+from acl_broker import acl_broker  # noqa: E402
+from strata_broker import check, read_frame  # noqa: E402
 
-JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-        'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret" user_bob="bob-secret";')
 READ, WRITE, CREATE, DELETE, ALTER, DESCRIBE = 3, 4, 5, 6, 7, 8
 CLUSTER_AUTHORIZATION_FAILED = 31
 
@@ -137,15 +136,7 @@ def tool(strata, config, bootstrap, *args):
 
 def main():
     strata = sys.argv[1]
-    sasl_port = free_port()
-    broker = StrataBroker(strata)
-    broker.overrides.update({
-        "listeners": "PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d" % (broker.port, sasl_port),
-        "sasl.enabled.mechanisms": "PLAIN",
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
-        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
-        "super.users": "User:ANONYMOUS;User:admin",
-        "offsets.topic.num.partitions": "1", "transaction.state.log.num.partitions": "1"})
+    broker, sasl_port = acl_broker(strata, **{"transaction.state.log.num.partitions": "1"})
     sasl = "127.0.0.1:%d" % sasl_port
     work = tempfile.mkdtemp(prefix="strata-acl-admin-")
     bob = os.path.join(work, "bob.properties")

@@ -33,11 +33,10 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 from kafka import KafkaConsumer, KafkaProducer  # noqa: E402
 import kafka.errors  # noqa: E402
 
-from strata_broker import StrataBroker, check, free_port  # noqa: E402
+from acl_broker import acl_broker  # noqa: E402
+from strata_broker import check  # noqa: E402
 
 JS = os.path.join(HERE, "..", "compat", "js")
-JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-        'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret" user_bob="bob-secret";')
 
 
 class Env:
@@ -273,16 +272,7 @@ def visible_topics(env, user):
 
 
 def main():
-    sasl_port = free_port()
-    broker = StrataBroker(sys.argv[1])
-    broker.overrides.update({
-        "listeners": "PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d" % (broker.port, sasl_port),
-        "sasl.enabled.mechanisms": "PLAIN",
-        "listener.name.sasl_plaintext.plain.sasl.jaas.config": JAAS,
-        "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
-        "super.users": "User:ANONYMOUS;User:admin",
-        "offsets.topic.num.partitions": "1",
-    })
+    broker, sasl_port = acl_broker(sys.argv[1])
     env = Env(sys.argv[1], broker.bootstrap, sasl_port)
     with broker:
         admin = AdminClient({"bootstrap.servers": broker.bootstrap})
