@@ -5,19 +5,12 @@
 #include <random>
 
 #include "common/kafka_errors.h"
+#include "security/acl_test_util.h"
 
 namespace strata::security {
 namespace {
 
-using AT = AclOperation;
-using PT = PatternType;
-using PM = PermissionType;
-using RT = ResourceType;
-
-AclBinding acl(RT type, std::string name, PT pattern, std::string principal, std::string host,
-               AT op, PM permission) {
-  return {type, std::move(name), pattern, std::move(principal), std::move(host), op, permission};
-}
+using namespace test;  // AT, PT, PM, RT, acl()
 
 // ---- enums ------------------------------------------------------------------------------
 
