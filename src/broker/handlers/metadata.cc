@@ -47,6 +47,22 @@ MetadataResponse::Topic error_topic(std::optional<std::string> name, protocol::U
   return out;
 }
 
+// The authorized-operations bit fields, when asked for (v8+; the cluster's until v10),
+// of the topics answered without an authorization error.
+void add_authorized_operations(Broker& broker, const RequestContext& ctx, const MetadataRequest& request,
+                               MetadataResponse& r) {
+  if (request.include_topic_authorized_operations) {
+    for (auto& t : r.topics) {
+      if (t.name && t.error_code != kafka_error::kTopicAuthorizationFailed) {
+        t.topic_authorized_operations = authorized_operations(broker, ctx, ResourceType::kTopic, *t.name);
+      }
+    }
+  }
+  if (request.include_cluster_authorized_operations) {
+    r.cluster_authorized_operations = authorized_operations(broker, ctx, ResourceType::kCluster, kClusterName);
+  }
+}
+
 }  // namespace
 
 asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext& ctx,
@@ -73,10 +89,11 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
     for (const auto& t : ctx.metadata->topics()) {
       if (may_describe(t->name)) r.topics.push_back(describe(*t, cluster));
     }
+    add_authorized_operations(broker, ctx, request, r);
+    co_return r;
   }
   const bool auto_create_allowed = version < 4 || request.allow_auto_topic_creation;
-  static const std::vector<MetadataRequest::Topic> kNoneNamed;
-  for (const auto& want : all ? kNoneNamed : *request.topics) {
+  for (const auto& want : *request.topics) {
     if (!want.name || want.name->empty()) {
       const TopicMeta* t = ctx.metadata->topic(want.topic_id);
       if (t != nullptr && !may_describe(t->name)) t = nullptr;  // as if unknown (Kafka's answer)
@@ -96,17 +113,7 @@ asio::awaitable<MetadataResponse> handle_metadata(Broker& broker, RequestContext
     const TopicMeta* t = ctx.metadata->topic(name);
     r.topics.push_back(t ? describe(*t, cluster) : error_topic(name, {}, error ? error : kafka_error::kUnknownTopicOrPartition));
   }
-  // The authorized-operations bit fields, when asked for (v8+; the cluster's until v10).
-  if (request.include_topic_authorized_operations) {
-    for (auto& t : r.topics) {
-      if (t.name && t.error_code != kafka_error::kTopicAuthorizationFailed) {
-        t.topic_authorized_operations = authorized_operations(broker, ctx, ResourceType::kTopic, *t.name);
-      }
-    }
-  }
-  if (request.include_cluster_authorized_operations) {
-    r.cluster_authorized_operations = authorized_operations(broker, ctx, ResourceType::kCluster, kClusterName);
-  }
+  add_authorized_operations(broker, ctx, request, r);
   co_return r;
 }
 
