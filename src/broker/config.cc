@@ -3,42 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <functional>
-#include <type_traits>
 
+#include "broker/config_values.h"
 #include "broker/metrics.h"
 #include "common/ascii.h"
 
 namespace strata::broker {
 namespace {
-
-template <class T>
-Result<void, std::string> to_int(const std::string& key, const std::string& v, T& out) {
-  T x{};
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size()) return fail(key + ": not a number: " + v);
-  out = x;
-  return {};
-}
-
-// An integer setting with a lower bound; `why` (may be empty) says where the bound comes from.
-template <class T>
-Result<void, std::string> to_at_least(const std::string& key, const std::string& v, T& out,
-                                      std::type_identity_t<T> least,
-                                      const std::string& why = "") {
-  T x{};
-  if (auto r = to_int(key, v, x); !r) return r;
-  if (x < least) return fail(key + ": must be at least " + std::to_string(least) + why + ": " + v);
-  out = x;
-  return {};
-}
-
-template <class T>
-Result<void, std::string> to_non_negative(const std::string& key, const std::string& v, T& out) {
-  return to_at_least(key, v, out, T(0));
-}
 
 // Kafka's "hostName:100,127.0.0.1:200" (the last ':' splits, so IPv6 addresses work).
 Result<void, std::string> parse_per_ip_overrides(

@@ -1,15 +1,10 @@
 #include "broker/inter_broker_security.h"
-#include "common/ascii.h"
 
-#include <algorithm>
-#include <cctype>
 #include <map>
 
+#include "common/ascii.h"
+
 namespace strata::broker {
-namespace {
-
-}  // namespace
-
 Result<std::shared_ptr<const client::ClientSecurity>, std::string> inter_broker_client_security(
     const SecurityConfig& config) {
   const ListenerSpec& inter = config.inter_broker();

@@ -1,10 +1,10 @@
 #include "broker/security_config.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 
 #include "broker/config_admin.h"
+#include "broker/config_values.h"
 #include "common/ascii.h"
 
 namespace strata::broker {
@@ -70,16 +70,6 @@ Result<std::vector<ListenerSpec>, std::string> parse_listeners(
   return out;
 }
 
-template <class T>
-Result<void, std::string> to_int(const std::string& key, const std::string& v, T& out, T least) {
-  T x{};
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size()) return fail(key + ": not a number: " + v);
-  if (x < least) return fail(key + ": must be at least " + std::to_string(least) + ": " + v);
-  out = x;
-  return {};
-}
-
 }  // namespace
 
 std::string protocol_name(net::SecurityProtocol p) {
@@ -126,11 +116,11 @@ Result<void, std::string> apply_security_settings(const std::map<std::string, st
       if (!protocol_of(trim_blanks(value))) return fail(key + ": unknown security protocol " + value);
       if (out.inter_broker_listener.empty()) out.inter_broker_listener = trim_blanks(value);
     } else if (key == "connections.max.reauth.ms") {
-      if (auto r = to_int<int64_t>(key, value, out.connections_max_reauth_ms, 0); !r) return r;
+      if (auto r = to_at_least<int64_t>(key, value, out.connections_max_reauth_ms, 0); !r) return r;
     } else if (key == "sasl.server.max.receive.size") {
-      if (auto r = to_int<int32_t>(key, value, out.sasl_server_max_receive_size, 1); !r) return r;
+      if (auto r = to_at_least<int32_t>(key, value, out.sasl_server_max_receive_size, 1); !r) return r;
     } else if (key == "connection.failed.authentication.delay.ms") {
-      if (auto r = to_int<int32_t>(key, value, out.failed_authentication_delay_ms, 0); !r) return r;
+      if (auto r = to_at_least<int32_t>(key, value, out.failed_authentication_delay_ms, 0); !r) return r;
     } else {
       out.settings[key] = value;
     }

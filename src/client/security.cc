@@ -2,8 +2,6 @@
 
 #include <openssl/ssl.h>
 
-#include <algorithm>
-#include <cctype>
 
 #include "common/ascii.h"
 #include "common/properties.h"

@@ -2,11 +2,10 @@
 // --state one group id a line; with it a GROUP / STATE table padded as Kafka pads it
 // (trailing spaces included), optionally filtered by state.
 #include <algorithm>
-#include <cctype>
 #include <ostream>
 
-#include "protocol/apis/list_groups.h"
 #include "common/ascii.h"
+#include "protocol/apis/list_groups.h"
 #include "tools/group_admin.h"
 
 namespace strata::tools {

@@ -1,10 +1,11 @@
-#include "common/ascii.h"
 #include "tools/http_get.h"
 
 #include <httplib.h>
 
 #include <charconv>
 #include <limits>
+
+#include "common/ascii.h"
 
 namespace strata::tools {
 

@@ -4,8 +4,6 @@
 //         age (--duration-filter: running longer than MS).
 //   describe: one transactional id's state, producer, timeout, start time and the
 //         partitions of its current transaction.
-#include <algorithm>
-#include <cctype>
 #include <ostream>
 
 #include "common/ascii.h"

@@ -4,7 +4,6 @@
 // groups it coordinates (the admin client asks every broker, as of Kafka) and answers
 // NOT_COORDINATOR for a group it does not (DescribeGroups, DeleteGroups).
 #include <algorithm>
-#include <cctype>
 
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
