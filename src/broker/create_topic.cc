@@ -100,6 +100,10 @@ void Broker::track_replicated(const std::vector<std::shared_ptr<TopicMeta>>& cha
       std::optional<PartitionMeta> led;
       if (meta.leader == config_.node_id) led = meta;
       asio::post(shard(owner_shard(tp)), [this, tp, led = std::move(led)] {
+        // Led elsewhere now: the acks=all waits fail (NOT_LEADER_OR_FOLLOWER) before
+        // this broker's fetcher may truncate what they wait for, as Kafka completes its
+        // delayed produces when it makes a partition a follower.
+        if (!led) replication_->forget(tp);
         storage::Log* log = logs_->get(tp);
         if (log == nullptr) return;
         log->track_high_watermark();

@@ -1,8 +1,16 @@
 #include "broker/partitions.h"
 
 #include "broker/handlers/authorize.h"
+#include "broker/poll_until.h"
 
 namespace strata::broker {
+namespace {
+
+// How long a request naming a topic the cluster has but this broker's view does not
+// show yet waits for the view (it normally follows etcd within milliseconds).
+constexpr std::chrono::milliseconds kViewCatchUp{5000};
+
+}  // namespace
 
 PartitionRef resolve_partition(const Broker& broker, const TopicMeta* topic, int32_t partition) {
   PartitionRef out;
@@ -45,9 +53,20 @@ asio::awaitable<int16_t> auto_create(Broker& broker, RequestContext& ctx, const 
   // Created here or, meanwhile, by another request: either way the newest snapshot has it.
   ctx.metadata = broker.metadata();
   if (ctx.metadata->topic(topic) != nullptr) co_return kafka_error::kNone;
-  // Created by another broker, which this one's view does not show yet (a cluster):
-  // retriable, as Kafka answers for a topic still being created.
-  if (!created && created.error().first == kafka_error::kTopicAlreadyExists) co_return kafka_error::kLeaderNotAvailable;
+  // Created by another broker, which this one's view does not show yet (a cluster): the
+  // request waits for the view, holding its connection's turn, then goes on. Answering
+  // at once with a retriable error would let the connection's next request (pipelined,
+  // and served once the view arrives) succeed first: an idempotent producer's first
+  // batch to a partition is then lost, since the broker takes any sequence from a
+  // producer it has no state for and librdkafka counts the failed earlier batch as
+  // written once a later one is (its implicit ack). Past the wait: retriable, as Kafka
+  // answers for a topic still being created.
+  if (!created && created.error().first == kafka_error::kTopicAlreadyExists) {
+    const bool seen = co_await poll_until([&broker, &topic] { return broker.metadata()->topic(topic) != nullptr; },
+                                          kViewCatchUp);
+    ctx.metadata = broker.metadata();
+    co_return seen && ctx.metadata->topic(topic) != nullptr ? kafka_error::kNone : kafka_error::kLeaderNotAvailable;
+  }
   co_return created ? kafka_error::kUnknownTopicOrPartition : created.error().first;
 }
 

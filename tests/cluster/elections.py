@@ -7,6 +7,10 @@ idempotent acks=all producer writes the whole time.
   partitions led by others, and they stay so;
 - `leader-election --election-type PREFERRED --topic el --partition P` moves one back,
   `--all-topic-partitions` the rest; asked again: "Valid replica already elected";
+- an acks=all produce waiting at a leader (a paused follower holds the high watermark)
+  is answered NOT_LEADER_OR_FOLLOWER once an election moves the leadership, as Kafka
+  completes a new follower's delayed produces (not later, by a housekeeping pass, nor
+  never);
 - UNCLEAN with every leader alive: nothing to do; unknown partitions and a partition named
   twice (raw ElectLeaders v1) get UNKNOWN_TOPIC_OR_PARTITION / INVALID_REQUEST;
 - a rolling restart with auto.leader.rebalance.enable=true and
@@ -20,6 +24,7 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -29,6 +34,7 @@ from replicas import (Writer, all_in_sync, check_identical, check_read_back, par
 from strata_broker import check  # noqa: E402
 
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from kafka.record.default_records import DefaultRecordBatchBuilder  # noqa: E402
 
 binary = sys.argv[1]
 TOPIC, PARTS = "el", 6
@@ -77,6 +83,27 @@ def raw_elect(bootstrap, partitions_asked):
     return top, results
 
 
+def parked_produce(bootstrap, partition, out):
+    """Produce v7, acks=all, one record \"<partition>:0:parked\" to `partition`: its error
+    code and when it came, into `out`."""
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=-1,
+                                  producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+    b.append(0, timestamp=int(time.time() * 1000), key=None, value=b"%d:0:parked" % partition, headers=[])
+    records = bytes(b.build())
+    body = struct.pack(">hhi", -1, -1, 30000) + struct.pack(">i", 1) + string(TOPIC)
+    body += struct.pack(">iii", 1, partition, len(records)) + records
+    try:
+        r = call(bootstrap, 0, 7, body)
+        r.int32()
+        r.string()
+        r.int32()
+        r.int32()
+        out["error"] = r.take(">h")
+    except OSError as e:
+        out["error"] = repr(e)
+    out["at"] = time.time()
+
+
 # A generous lag time: under load a follower must not drop out of an ISR between the
 # checks (a preferred election needs the preferred replica in sync); a bounced broker
 # leaves the ISRs at once anyway, with its registration.
@@ -104,8 +131,26 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "10000",
           "after broker 1's bounce its preferred partitions %s are led by others and stay so: %s" % (mine, now))
 
     one = mine[0]
-    code, out, err = election(c.broker(2).bootstrap, "--election-type", "PREFERRED", "--topic", TOPIC,
+    # A produce parked at el-<one>'s leader while its third replica is paused (in the ISR
+    # still: the lag time is 10 s), then the election gives the partition to broker 1.
+    leader_now, replicas_now, _ = partitions(admin, TOPIC)[one]
+    third = next(b for b in replicas_now if b not in (1, leader_now))
+    c.broker(third).pause()
+    parked = {}
+    waiter = threading.Thread(target=parked_produce, args=(c.broker(leader_now).bootstrap, one, parked))
+    waiter.start()
+    time.sleep(0.5)
+    code, out, err = election(c.broker(1).bootstrap, "--election-type", "PREFERRED", "--topic", TOPIC,
                               "--partition", str(one))
+    elected = time.time()
+    waiter.join(20)
+    c.broker(third).resume()
+    # At once, not at the next once-a-second housekeeping pass (0.3 s after, the last
+    # time that was how; a margin for a loaded machine).
+    check(parked.get("error") == 6 and parked["at"] - elected < 0.5,
+          "the acks=all produce waiting at broker %d (follower %d paused) is answered NOT_LEADER_OR_FOLLOWER "
+          "once broker 1 leads: %s, %.2f s after the election returned"
+          % (leader_now, third, parked.get("error"), parked.get("at", elected) - elected))
     check(code == 0 and out.strip() == "Successfully completed leader election (PREFERRED) for partitions %s"
           % names([one]), "leader-election of %s-%d: %r %r" % (TOPIC, one, out, err))
     check(leaders_become(admin, lambda l: l.get(one) == 1).get(one) == 1, "broker 1 leads %s-%d again" % (TOPIC, one))

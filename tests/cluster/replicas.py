@@ -93,7 +93,7 @@ class Writer(threading.Thread):
         if err is None:
             self.acked.append((msg.partition(), msg.value()))
         else:
-            self.failed.append(err)
+            self.failed.append((msg.partition(), msg.value(), err))
 
     def run(self):
         seq = 0
@@ -108,7 +108,11 @@ class Writer(threading.Thread):
     def finish(self):
         self.stopping.set()
         self.join(150)
-        check(not self.failed, "no produce failed (%d acked; failures %s)" % (len(self.acked), self.failed[:3]))
+        by_part = {}
+        for p, _, _ in self.failed:
+            by_part[p] = by_part.get(p, 0) + 1
+        check(not self.failed, "no produce failed (%d acked; %d failed, by partition %s; first %s)"
+              % (len(self.acked), len(self.failed), by_part, self.failed[:3]))
 
 
 def check_read_back(bootstrap, topic, parts, acked):

@@ -16,20 +16,28 @@
   naming the leader and its address where the version carries them (KIP-951);
 - kill -9 of a broker: its partitions show no leader (LEADER_NOT_AVAILABLE), the others'
   keep serving; it restarts and every acknowledged record is back;
-- a topic deleted through one broker is gone from all, its logs removed.
+- a topic deleted through one broker is gone from all, its logs removed;
+- an idempotent producer's first two batches, pipelined on one connection to a leader
+  whose view does not show the new topic yet (the broker was paused while it was
+  created), are both written, in order: the first waits for the view rather than
+  failing while the second, served once the view arrives, succeeds (librdkafka would
+  then count the first as written: lost).
 
     topics.py STRATA_BINARY
 """
 import os
+import socket
+import struct
 import subprocess
 import sys
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import SESSION_MS, Cluster  # noqa: E402
+from harness import SESSION_MS, Cluster, Reader, call, string  # noqa: E402
 import flexible  # noqa: E402  (after harness, which puts strata_broker on the path)
-from strata_broker import check  # noqa: E402
+from strata_broker import check, read_frame  # noqa: E402
+from kafka.record.default_records import DefaultRecordBatchBuilder  # noqa: E402
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
@@ -92,6 +100,55 @@ def consume(bootstrap, topic, n, timeout=60):
     return got
 
 
+def idempotent_produce_frame(correlation, topic, pid, seq, value):
+    """Produce v7, acks=1, one record of producer `pid` (epoch 0) at sequence `seq`."""
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=False, producer_id=pid,
+                                  producer_epoch=0, base_sequence=seq, batch_size=1 << 20)
+    b.append(0, timestamp=int(time.time() * 1000), key=None, value=value, headers=[])
+    records = bytes(b.build())
+    body = struct.pack(">hhi", -1, 1, 30000) + struct.pack(">i", 1) + string(topic)
+    body += struct.pack(">iii", 1, 0, len(records)) + records
+    client = b"lag-test"
+    frame = struct.pack(">hhih", 0, 7, correlation, len(client)) + client + body
+    return struct.pack(">i", len(frame)) + frame
+
+
+def produce_answer(sock):
+    """(correlation id, error code, base offset) of a Produce v7 answer for one partition."""
+    r = Reader(read_frame(sock))
+    correlation = r.int32()
+    r.int32()
+    r.string()
+    r.int32()
+    r.int32()
+    return correlation, r.take(">h"), r.take(">q")
+
+
+def first_batches_behind_a_lagging_view(c):
+    body = struct.pack(">hi", -1, 60000)  # InitProducerId v0: no transactional id
+    r = call(c.broker(1).bootstrap, 22, 0, body)
+    r.int32()
+    check(r.take(">h") == 0, "InitProducerId gives an idempotent producer an id")
+    pid = r.take(">q")
+    lagging = c.broker(3)
+    lagging.pause()
+    try:
+        admin = AdminClient({"bootstrap.servers": c.broker(1).bootstrap})
+        admin.create_topics([NewTopic("lag", 1, replica_assignment=[[3]])],
+                            request_timeout=15)["lag"].result(timeout=20)
+        sock = socket.create_connection(("127.0.0.1", int(lagging.bootstrap.split(":")[1])), timeout=20)
+        sock.sendall(idempotent_produce_frame(1, "lag", pid, 0, b"first"))
+    finally:
+        lagging.resume()
+    time.sleep(0.3)  # the view arrives meanwhile
+    sock.sendall(idempotent_produce_frame(2, "lag", pid, 1, b"second"))
+    first, second = produce_answer(sock), produce_answer(sock)
+    sock.close()
+    check(first == (1, 0, 0) and second == (2, 0, 1),
+          "the first two pipelined batches to a leader that had not seen the topic yet land at 0 and 1 "
+          "(answers %s, %s)" % (first, second))
+
+
 with Cluster(binary, brokers=3) as c:
     c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3)
     admin = AdminClient({"bootstrap.servers": c.broker(2).bootstrap})
@@ -113,6 +170,7 @@ with Cluster(binary, brokers=3) as c:
             if seen != lead:
                 time.sleep(0.1)
         check(seen == lead, "broker %d routes 'spread' the same way (%s)" % (b.node_id, seen))
+    first_batches_behind_a_lagging_view(c)
 
     # strata cluster --describe: 3 brokers, the controller, 4 leaders each of 'spread'.
     out = subprocess.run([binary, "cluster", "--describe", "--bootstrap-server", c.broker(1).bootstrap],
