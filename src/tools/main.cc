@@ -1,11 +1,12 @@
 // strata: the single binary. Subcommands: broker, cluster, dump-log, leader-election,
-// reassign-partitions, topic, group, txn.
+// reassign-partitions, topic, group, txn, user, acl, produce, consume.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
 #include "tools/broker_command.h"
 #include "tools/cluster_command.h"
+#include "tools/console_command.h"
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/leader_election_command.h"
@@ -71,7 +72,13 @@ int main(int argc, char** argv) {
   strata::tools::add_user_command(app, user);
   strata::tools::AclArgs acl;
   strata::tools::add_acl_command(app, acl);
+  strata::tools::ProduceArgs produce;
+  strata::tools::add_produce_command(app, produce);
+  strata::tools::ConsumeArgs consume;
+  strata::tools::add_consume_command(app, consume);
   CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("produce")) return strata::tools::run_produce(produce, std::cin, std::cerr);
+  if (app.got_subcommand("consume")) return strata::tools::run_consume(consume, std::cout, std::cerr);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);
   if (app.got_subcommand("cluster")) return strata::tools::run_cluster(cluster, std::cout, std::cerr);
   if (app.got_subcommand("leader-election")) {

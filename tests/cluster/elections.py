@@ -107,7 +107,11 @@ def parked_produce(bootstrap, partition, out):
 # A generous lag time: under load a follower must not drop out of an ISR between the
 # checks (a preferred election needs the preferred replica in sync); a bounced broker
 # leaves the ISRs at once anyway, with its registration.
+# A long session too: the paused follower must keep its registration (and its ISR place)
+# while the election runs, however slow a loaded machine makes it; every stop here is a
+# clean one, which ends the registration at once anyway.
 with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "10000",
+                                           "etcd.session.timeout.ms": "15000",
                                            "auto.leader.rebalance.enable": "false"}) as c:
     c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3 and ctl > 0)
     admin = AdminClient({"bootstrap.servers": c.bootstrap})
