@@ -128,8 +128,9 @@ with StrataBroker(binary) as b:
     code, out, err = consume(b, "lines", "--group", "readers", "--from-beginning", "--max-messages", "2",
                              "--consumer-property", "auto.commit.interval.ms=100")
     check(out == "v1\nvalue:with:colons\n", "group run 1 reads the first two: %r" % out)
-    code, out, err = consume(b, "lines", "--group", "readers", "--timeout-ms", "3000")
-    # (offsets 2-5: k3's, the two null.marker records and "fine:1"'s "1")
+    code, out, err = consume(b, "lines", "--group", "readers", "--timeout-ms", "10000")
+    # (offsets 2-5: k3's, the two null.marker records and "fine:1"'s "1"; the timeout
+    # outlasts the group's join, which waits group.initial.rebalance.delay.ms, 3 s)
     check(out == "v3\nnull\nnull\n1\n" and "Processed a total of 4 messages" in err,
           "group run 2 starts after them and stops after --timeout-ms: %r %r" % (out, err.strip()))
 print("console tools: all checks passed")
