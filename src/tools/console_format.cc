@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/ascii.h"
 #include "security/base64.h"
 
 namespace strata::tools {
@@ -15,9 +16,7 @@ std::string value_of(const Properties& p, const std::string& key, const std::str
 bool flag(const Properties& p, const std::string& key, bool fallback) {
   auto it = p.find(key);
   if (it == p.end()) return fallback;
-  std::string v = it->second;
-  for (char& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return v == "true";
+  return ascii_lower(it->second) == "true";
 }
 
 // The text up to the first `separator` at or after `from`, and where the rest starts;
