@@ -11,7 +11,7 @@
 #include <random>
 
 #include "tools/console_format.h"
-#include "tools/rdkafka_settings.h"
+#include "tools/rdkafka_client.h"
 
 namespace strata::tools {
 namespace {
@@ -31,55 +31,34 @@ Properties as_map(const std::vector<std::string>& items) {
   return out;
 }
 
-struct RdKafkaDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-using RdKafka = std::unique_ptr<rd_kafka_t, RdKafkaDeleter>;
-
-// A client of `type` with `java` properties (translated); null after printing why.
-RdKafka make_client(rd_kafka_type_t type, const Settings& java, std::ostream& err, void* opaque,
-                    void (*on_delivery)(rd_kafka_t*, const rd_kafka_message_t*, void*)) {
-  auto settings = librdkafka_settings(java, err);
-  if (!settings) {
-    err << "ERROR " << settings.error() << "\n";
-    return nullptr;
-  }
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  char why[512];
-  for (const auto& [k, v] : *settings) {
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), why, sizeof why) != RD_KAFKA_CONF_OK) {
-      err << "ERROR " << k << ": " << why << "\n";
-      rd_kafka_conf_destroy(conf);
-      return nullptr;
-    }
-  }
-  rd_kafka_conf_set_opaque(conf, opaque);
-  if (on_delivery != nullptr) rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
-  rd_kafka_t* rk = rd_kafka_new(type, conf, why, sizeof why);
-  if (rk == nullptr) {
-    err << "ERROR " << why << "\n";
-    rd_kafka_conf_destroy(conf);
-  }
-  return RdKafka(rk);
-}
-
-Result<Settings, std::string> client_properties(const std::string& config, const std::string& command_config,
-                                                const std::vector<std::string>& overrides) {
-  auto base = gather_properties(command_config, {});
-  if (!base) return base;
-  auto more = gather_properties(config, overrides);
-  if (!more) return more;
-  for (auto& [k, v] : *more) (*base)[k] = v;
-  return base;
-}
-
 // ---- produce
 
 struct Deliveries {
   std::ostream* err = nullptr;
   std::string topic;
   int64_t failed = 0;
+  std::string refused;  // set when the brokers refused us: TLS or SASL failed, or a fatal error
 };
+
+// Errors that retrying cannot mend end the command at once, as the Java client fails
+// its sends on an authentication error (librdkafka would retry until message.timeout.ms).
+bool refusal(rd_kafka_resp_err_t e) {
+  return e == RD_KAFKA_RESP_ERR__AUTHENTICATION || e == RD_KAFKA_RESP_ERR__SSL || e == RD_KAFKA_RESP_ERR__FATAL ||
+         e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED || e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
+         e == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED;
+}
+
+void on_error(rd_kafka_t*, int e, const char* reason, void* opaque) {
+  auto* d = static_cast<Deliveries*>(opaque);
+  if (refusal(rd_kafka_resp_err_t(e)) && d->refused.empty()) d->refused = reason;
+}
+
+// Serves callbacks until nothing is left to acknowledge, the brokers refused us, or
+// `timeout_ms` passed.
+void drain(rd_kafka_t* rk, const Deliveries& d, int64_t timeout_ms) {
+  const int64_t until = now_ms() + timeout_ms;
+  while (rd_kafka_outq_len(rk) > 0 && d.refused.empty() && now_ms() < until) rd_kafka_poll(rk, 50);
+}
 
 void on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
   auto* d = static_cast<Deliveries*>(opaque);
@@ -246,7 +225,11 @@ int run_produce(const ProduceArgs& args, std::istream& in, std::ostream& err) {
   p.try_emplace("enable.idempotence", acks == "-1" || acks == "all" ? "true" : "false");
   if (args.compression) p["compression.type"] = args.compression->empty() ? "gzip" : *args.compression;
   Deliveries deliveries{&err, args.topic, 0};
-  RdKafka rk = make_client(RD_KAFKA_PRODUCER, p, err, &deliveries, on_delivery);
+  RdKafka rk = make_client(RD_KAFKA_PRODUCER, p, err, [&deliveries](rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_opaque(conf, &deliveries);
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+  });
   if (!rk) return 1;
   std::vector<std::pair<std::string, std::optional<std::string>>> fixed_headers;
   for (const std::string& h : args.headers) {
@@ -271,9 +254,16 @@ int run_produce(const ProduceArgs& args, std::istream& in, std::ostream& err) {
       break;
     }
     rd_kafka_poll(rk.get(), 0);
-    if (args.sync) rd_kafka_flush(rk.get(), -1);
+    if (args.sync) drain(rk.get(), deliveries, INT64_MAX / 2);
+    if (!deliveries.refused.empty()) break;
   }
-  rd_kafka_flush(rk.get(), 120000);
+  drain(rk.get(), deliveries, 120000);
+  if (!deliveries.refused.empty()) {
+    err << "ERROR " << deliveries.refused << "\n";
+    rd_kafka_purge(rk.get(), RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT);
+    rd_kafka_flush(rk.get(), 1000);  // the purged records' reports, so none is left at exit
+    return 1;
+  }
   if (const int left = rd_kafka_outq_len(rk.get()); left > 0) {
     err << "ERROR " << left << " records were still unacknowledged after 120 s\n";
     status = 1;
@@ -306,7 +296,11 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
   }
   p.try_emplace("auto.offset.reset", args.from_beginning ? "earliest" : "latest");
   p["isolation.level"] = args.isolation_level;
-  RdKafka rk = make_client(RD_KAFKA_CONSUMER, p, err, nullptr, nullptr);
+  Deliveries errors{&err, args.topic, 0};  // only its `refused` is used here
+  RdKafka rk = make_client(RD_KAFKA_CONSUMER, p, err, [&errors](rd_kafka_conf_t* conf) {
+    rd_kafka_conf_set_opaque(conf, &errors);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+  });
   if (!rk) return 1;
   rd_kafka_poll_set_consumer(rk.get());
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(1);
@@ -332,9 +326,16 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   int64_t count = 0;
+  int status = 0;
   int64_t last = now_ms();
   while (!g_interrupted && (args.max_messages < 0 || count < args.max_messages)) {
     rd_kafka_message_t* m = rd_kafka_consumer_poll(rk.get(), 100);
+    if (!errors.refused.empty()) {
+      err << "ERROR " << errors.refused << "\n";
+      status = 1;
+      if (m != nullptr) rd_kafka_message_destroy(m);
+      break;
+    }
     if (m == nullptr) {
       if (args.timeout_ms >= 0 && now_ms() - last >= args.timeout_ms) {
         err << "ERROR Error processing message, terminating consumer process: no record for "
@@ -350,12 +351,14 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
       last = now_ms();
     } else if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
       err << "ERROR " << rd_kafka_message_errstr(m) << "\n";
+      if (refusal(m->err)) status = 1;
     }
     rd_kafka_message_destroy(m);
+    if (status != 0) break;
   }
   rd_kafka_consumer_close(rk.get());
   err << "Processed a total of " << count << " messages\n";
-  return 0;
+  return status;
 }
 
 }  // namespace strata::tools

@@ -1,5 +1,5 @@
 // strata: the single binary. Subcommands: broker, cluster, dump-log, leader-election,
-// reassign-partitions, topic, group, txn, user, acl, produce, consume.
+// reassign-partitions, topic, group, txn, user, acl, produce, consume, perf.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -10,6 +10,7 @@
 #include "tools/dump_log.h"
 #include "tools/group_command.h"
 #include "tools/leader_election_command.h"
+#include "tools/perf_command.h"
 #include "tools/user_command.h"
 #include "tools/acl_command.h"
 #include "tools/reassign_command.h"
@@ -76,7 +77,10 @@ int main(int argc, char** argv) {
   strata::tools::add_produce_command(app, produce);
   strata::tools::ConsumeArgs consume;
   strata::tools::add_consume_command(app, consume);
+  strata::tools::PerfArgs perf;
+  strata::tools::add_perf_command(app, perf);
   CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("perf")) return strata::tools::run_perf(perf, std::cout, std::cerr);
   if (app.got_subcommand("produce")) return strata::tools::run_produce(produce, std::cin, std::cerr);
   if (app.got_subcommand("consume")) return strata::tools::run_consume(consume, std::cout, std::cerr);
   if (app.got_subcommand("broker")) return strata::tools::run_broker(broker);

@@ -16,7 +16,7 @@ namespace {
 const std::set<std::string>& java_only() {
   static const std::set<std::string> keys{
       "key.serializer", "value.serializer", "key.deserializer", "value.deserializer",
-      "ssl.truststore.type", "ssl.keystore.type", "ssl.truststore.password", "ssl.keystore.password",
+      "ssl.truststore.password", "ssl.keystore.password",
       "ssl.enabled.protocols", "ssl.protocol", "sasl.login.callback.handler.class",
       "max.block.ms", "buffer.memory", "metadata.max.age.ms.config", "interceptor.classes"};
   return keys;
@@ -43,6 +43,8 @@ Result<Settings, std::string> librdkafka_settings(const Settings& java, std::ost
   if (auto checked = client::client_security_from(java); !checked) return fail(checked.error());
   Settings out;
   for (const auto& [k, v] : java) {
+    // PEM stores (all client/security.h accepts) are what librdkafka reads anyway.
+    if (k == "ssl.truststore.type" || k == "ssl.keystore.type") continue;
     if (java_only().count(k) != 0) {
       err << "Note: " << k << " has no librdkafka counterpart; ignored\n";
       continue;

@@ -12,7 +12,10 @@ kafka-console-producer/consumer flags, round trips with other clients' data:
   --timeout-ms; "Processed a total of N messages";
 - a group: a second run of the same --group starts where the first committed;
 - Kafka's misuse errors: --offset without --partition, --group with --partition; a
-  line without the key separator stops the producer with Kafka's message, exit 1.
+  line without the key separator stops the producer with Kafka's message, exit 1;
+- `strata perf produce` prints kafka-producer-perf-test's summary (the records really
+  land: their count is the partition's end) and `strata perf consume` its CSV line, with
+  every record counted, from a --payload-file too.
 
     console_tools.py STRATA_BINARY
 """
@@ -20,6 +23,7 @@ import base64
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -133,4 +137,38 @@ with StrataBroker(binary) as b:
     # outlasts the group's join, which waits group.initial.rebalance.delay.ms, 3 s)
     check(out == "v3\nnull\nnull\n1\n" and "Processed a total of 4 messages" in err,
           "group run 2 starts after them and stops after --timeout-ms: %r %r" % (out, err.strip()))
+
+    # The perf tools.
+    subprocess.run([binary, "topic", "--create", "--bootstrap-server", b.bootstrap, "--topic", "perf",
+                    "--partitions", "3"], check=True, capture_output=True, timeout=30)
+    p = subprocess.run([binary, "perf", "produce", "--topic", "perf", "--num-records", "20000", "--record-size", "100",
+                        "--throughput", "-1", "--producer-props", "bootstrap.servers=" + b.bootstrap, "acks=all"],
+                       capture_output=True, text=True, timeout=120)
+    summary = re.fullmatch(r"20000 records sent, [0-9.]+ records/sec \([0-9.]+ MB/sec\), [0-9.]+ ms avg latency, "
+                           r"[0-9.]+ ms max latency, \d+ ms 50th, \d+ ms 95th, \d+ ms 99th, \d+ ms 99\.9th\.\n",
+                           p.stdout.splitlines(keepends=True)[-1] if p.stdout else "")
+    check(p.returncode == 0 and summary, "perf produce: kafka-producer-perf-test's summary: %r %r" % (p.stdout, p.stderr))
+    ends = subprocess.run([binary, "topic", "--describe", "--topic", "perf", "--bootstrap-server", b.bootstrap],
+                          capture_output=True, text=True, timeout=30).stdout
+    landed = sum(int(x) for x in re.findall(r"LogEndOffset: (\d+)", ends))
+    check(landed == 20000, "the 20000 records landed (log ends sum to %d)" % landed)
+    payload_file = os.path.join(b.dir, "payloads.txt")
+    with open(payload_file, "w") as f:
+        f.write("alpha\nbeta\ngamma\n")
+    began = time.time()
+    p = subprocess.run([binary, "perf", "produce", "--topic", "perf", "--num-records", "1000", "--payload-file",
+                        payload_file, "--throughput", "2000", "--bootstrap-server", b.bootstrap],
+                       capture_output=True, text=True, timeout=120)
+    took = time.time() - began
+    check(p.returncode == 0 and p.stdout.startswith("1000 records sent") and took >= 0.45,
+          "perf produce --payload-file --throughput 2000: 1000 records take at least 0.5 s (%.2f s)" % took)
+    p = subprocess.run([binary, "perf", "consume", "--topic", "perf", "--messages", "21000", "--bootstrap-server",
+                        b.bootstrap, "--timeout", "20000"], capture_output=True, text=True, timeout=120)
+    lines = p.stdout.splitlines()
+    check(len(lines) == 2 and lines[0] == "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, "
+          "nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec",
+          "perf consume: kafka-consumer-perf-test's header (%r)" % lines)
+    cells = lines[1].split(", ") if len(lines) == 2 else []
+    check(len(cells) == 10 and cells[4] == "21000" and re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d{3}", cells[0]),
+          "perf consume counts all 21000 records, dates as Kafka's: %r" % lines[1:])
 print("console tools: all checks passed")

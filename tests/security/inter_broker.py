@@ -182,6 +182,25 @@ def main():
         rc, out = tool(binary, untrusted, "topic", "--bootstrap-server", internal, "--list")
         check(rc != 0 and "certificate" in out, "a broker certificate the trust store does not sign is refused: %s"
               % out.strip())
+        # strata produce / consume (librdkafka underneath) with the same properties files.
+        console = [binary, "--bootstrap-server", internal, "--topic", "console-secured"]
+        p = subprocess.run([binary, "produce"] + console[1:] + ["--command-config", admin, "--property",
+                           "parse.key=true", "--property", "key.separator=:"],
+                           input="a:1\nb:2\n", capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, "strata produce over SASL_SSL (PLAIN) with --command-config: %s" % p.stderr.strip())
+        p = subprocess.run([binary, "consume"] + console[1:] + ["--command-config", admin, "--from-beginning",
+                           "--max-messages", "2", "--property", "print.key=true", "--timeout-ms", "30000"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.stdout == "a\t1\nb\t2\n", "strata consume over SASL_SSL reads them back: %r %r"
+              % (p.stdout, p.stderr[-300:]))
+        p = subprocess.run([binary, "consume"] + console[1:] + ["--command-config", wrong, "--timeout-ms", "30000"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and "uthentication" in p.stderr,
+              "strata consume with a wrong password stops at once, exit 1: %r" % p.stderr.strip()[-300:])
+        p = subprocess.run([binary, "produce"] + console[1:] + ["--command-config", untrusted], input="x\n",
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 1 and "ERROR" in p.stderr,
+              "strata produce to an untrusted broker certificate stops, exit 1: %r" % p.stderr.strip()[-300:])
         port = cluster.broker(1).port
         rc, out = tool(binary, admin, "topic", "--bootstrap-server", "localhost:%d" % port, "--list")
         check(rc == 0 and "secured" in out, "localhost matches the certificate's DNS name: %s" % out.strip())
