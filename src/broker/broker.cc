@@ -367,6 +367,13 @@ void Broker::stop() {
     // Kafka's controlled shutdown: leaderships move to other ISR members while this
     // broker still answers (bounded by a session timeout, what a kill would cost).
     if (config_.controlled_shutdown_enable) {
+      // Produces are refused and the acks=all waits answered before any leadership
+      // moves: a client must not have a request in doubt here when it learns the new
+      // leader, or it sends that one the next batches first (OUT_OF_ORDER_SEQUENCE, and
+      // librdkafka's epoch bump writes the doubtful batches again: duplicates). It
+      // retries them (same sequences) after the move, in order.
+      withdrawing_ = true;
+      replication_->fail_all(kafka_error::kNotLeaderOrFollower);
       cluster_->withdraw(std::chrono::milliseconds(config_.etcd_session_timeout_ms),
                          [self = config_.node_id](const cluster::ClusterView& v) {
                            for (const auto& [key, entry] : v.states) {
@@ -509,11 +516,7 @@ asio::awaitable<std::optional<protocol::Output>> Broker::handle(net::Frame& fram
     co_return std::nullopt;
   }
   RequestContext ctx{*header, frame, frame.turn, metadata()};
-  const auto started = std::chrono::steady_clock::now();
-  auto response = co_await api->serve(*this, ctx);
-  traffic_.request_done(prefix->api_key, std::chrono::duration<double, std::milli>(
-                                             std::chrono::steady_clock::now() - started).count());
-  co_return response;
+  co_return co_await api->serve(*this, ctx);  // timed from arrival to sent: response_sent
 }
 
 }  // namespace strata::broker

@@ -102,6 +102,8 @@ class Broker : public net::RequestHandler {
   uint16_t port() const;
 
   asio::awaitable<std::optional<protocol::Output>> handle(net::Frame& frame) override;
+  // Kafka's kafka.network:RequestMetrics TotalTimeMs per API (traffic_metrics.h).
+  void response_sent(int16_t api_key, double total_ms) override { traffic_.request_done(api_key, total_ms); }
 
   const BrokerConfig& config() const { return config_; }
   // Kafka's BrokerTopicMetrics and RequestMetrics counters (traffic_metrics.h).
@@ -152,6 +154,9 @@ class Broker : public net::RequestHandler {
       const std::map<std::string, std::string>& configs, bool validate_only,
       int16_t replication_factor = -1, const std::vector<std::vector<int32_t>>& assignment = {});
   bool in_cluster() const { return cluster_ != nullptr; }
+  // In a controlled shutdown (stop()): produces are refused with NOT_LEADER_OR_FOLLOWER
+  // while the leaderships move, so no request waits here when the new leader takes over.
+  bool withdrawing() const { return withdrawing_.load(std::memory_order_relaxed); }
   // Kafka's broker epoch (the registration's create revision); -1 on the single node.
   int64_t broker_epoch() const;
   // The leader's side of replication (broker/replication.h); the followers' fetchers
@@ -390,6 +395,7 @@ class Broker : public net::RequestHandler {
   // Followers' fetch threads (cluster only), stopped before the shards.
   std::unique_ptr<ReplicaFetchers> fetchers_;
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> withdrawing_{false};
 };
 
 int64_t now_ms();

@@ -134,12 +134,15 @@ asio::awaitable<void> Connection::read_loop() {
       spare_bytes.fetch_sub(int64_t(frame.bytes.capacity()));
     }
     if (!co_await read_frame(frame, size_t(size))) break;
+    frame.received = std::chrono::steady_clock::now();
     while (!closed_ && queue_.size() >= config_.max_inflight_per_connection) {
       co_await wait_event(queue_changed_);
     }
     if (closed_) break;
     auto slot = std::make_shared<Pending>(socket_.get_executor());
     slot->done.expires_at(asio::steady_timer::time_point::max());
+    slot->received = frame.received;
+    if (frame.bytes.size() >= 2) slot->api_key = int16_t(load_be16(frame.bytes.data()));
     queue_.push_back(slot);
     queue_changed_.cancel();
     asio::co_spawn(socket_.get_executor(), handle(slot, std::move(frame)), asio::detached);
@@ -179,6 +182,8 @@ asio::awaitable<void> Connection::write_loop() {
     if (!slot->response) break;  // the handler asked to close the connection
     const protocol::Output& out = *slot->response;
     if ((out.total_size() > 0 || out.always_send) && !co_await send(out)) break;
+    handler_.response_sent(slot->api_key, std::chrono::duration<double, std::milli>(
+                                              std::chrono::steady_clock::now() - slot->received).count());
     if (out.close_after) break;
     note_activity();
     queue_.pop_front();

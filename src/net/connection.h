@@ -31,6 +31,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     asio::steady_timer done;  // cancelled when the response is ready
     bool ready = false;
     std::optional<protocol::Output> response;
+    int16_t api_key = -1;  // for RequestHandler::response_sent
+    std::chrono::steady_clock::time_point received{};
   };
 
   asio::awaitable<void> read_loop();

@@ -61,6 +61,8 @@ struct Frame {
   // This frame's share of queued.max.request.bytes, given back when the frame is
   // destroyed, that is when its handling finishes (net/limits.h).
   BudgetLease budget;
+  // When its last byte was read: the start of Kafka's TotalTimeMs.
+  std::chrono::steady_clock::time_point received{};
 };
 
 // What the broker does with a request. Runs on the connection's shard. An Output with
@@ -69,6 +71,10 @@ class RequestHandler {
  public:
   virtual ~RequestHandler() = default;
   virtual asio::awaitable<std::optional<protocol::Output>> handle(Frame& frame) = 0;
+  // After a request's response was written to the socket (at once when there is none,
+  // acks=0): its API key and the time since the request arrived (Frame::received), which
+  // is Kafka's TotalTimeMs (queue, handling, waiting for others, writing the answer).
+  virtual void response_sent(int16_t /*api_key*/, double /*total_ms*/) {}
 };
 
 struct NetConfig {

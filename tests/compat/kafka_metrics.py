@@ -7,12 +7,16 @@ acks=all) move kafka_server_brokertopicmetrics_messagesin_total{topic="metered"}
 exactly 500 and bytesin by the bytes the logs grew (kafka_log_log_size), whose end
 offsets (kafka_log_log_logendoffset) add up to 500; reading them back moves bytesout by
 at least that; a record over a topic's max.message.bytes counts a failed produce of that topic;
-request counts and time histograms per API are consistent (+Inf bucket = count); the
+request counts and time histograms per API are consistent (+Inf bucket = count); a
+request's time runs from its arrival to its answer's last byte (an ApiVersions pipelined
+behind a Fetch that waits 800 ms counts over 500 ms, as Kafka's TotalTimeMs); the
 process figures are there. Then /usr/bin/prometheus scrapes the endpoint and answers a
 PromQL query for the 540 records. Usage: kafka_metrics.py PATH/TO/strata"""
 import json
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -26,7 +30,7 @@ sys.path.insert(0, HERE)
 from confluent_kafka import Consumer, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from strata_broker import StrataBroker, check, free_port  # noqa: E402
+from strata_broker import StrataBroker, check, free_port, read_frame  # noqa: E402
 
 TOPIC = "metered"
 N = 500
@@ -46,6 +50,23 @@ def scrape(port):
 def value(samples, name, **labels):
     key = name + ("{" + ",".join('%s="%s"' % kv for kv in labels.items()) + "}" if labels else "")
     return samples.get(key)
+
+
+def fetch_then_api_versions(bootstrap, topic):
+    """On one connection: a Fetch v4 of `topic`-0 at offset 0 waiting up to 800 ms for a
+    byte (the partition is empty), and right behind it an ApiVersions v0, which is answered
+    after the Fetch (each connection's answers keep its order)."""
+    def frame(api_key, version, correlation, body):
+        f = struct.pack(">hhih", api_key, version, correlation, 4) + b"test" + body
+        return struct.pack(">i", len(f)) + f
+    name = topic.encode()
+    fetch = struct.pack(">iiiib", -1, 800, 1, 1 << 20, 0) + struct.pack(">ih", 1, len(name)) + name
+    fetch += struct.pack(">iiqi", 1, 0, 0, 1 << 20)
+    host, port = bootstrap.split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(frame(1, 4, 1, fetch) + frame(18, 0, 2, b""))
+        read_frame(sock)
+        read_frame(sock)
 
 
 def partition_sum(samples, name):
@@ -174,6 +195,11 @@ def main():
         check(produce_count and produce_count == inf == count, "Produce: requests %s, +Inf bucket %s, count %s"
               % (produce_count, inf, count))
         check(value(failed, "kafka_network_requestmetrics_requests_total", request="Fetch") >= 1, "Fetch requests")
+        fetch_then_api_versions(broker.bootstrap, "tiny")
+        timed = scrape(metrics_port)
+        slow = value(timed, "kafka_network_requestmetrics_totaltimems_count", request="ApiVersions") - \
+            value(timed, "kafka_network_requestmetrics_totaltimems_bucket", request="ApiVersions", le="500")
+        check(slow >= 1, "an ApiVersions answered behind an 800 ms Fetch counts its wait: %d over 500 ms" % slow)
         check(value(failed, "kafka_controller_kafkacontroller_activecontrollercount") == 1, "the single node controls")
         check(value(failed, "process_resident_memory_bytes") > 1e6 and value(failed, "process_open_fds") > 3,
               "process figures")

@@ -237,6 +237,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
     for (auto& p : request.topic_data[t].partition_data) {
       Job job;
       job.ref = resolve_partition(broker, *ctx.metadata, request.topic_data[t].name, p.index);
+      if (broker.withdrawing() && job.ref.error == 0) job.ref.error = kafka_error::kNotLeaderOrFollower;
       if (topic_errors[t] != 0) job.ref.error = topic_errors[t];
       jobs.push_back(std::move(job));
     }
