@@ -25,12 +25,6 @@ int64_t now_ms() {
       .count();
 }
 
-Properties as_map(const std::vector<std::string>& items) {
-  Properties out;
-  for (const std::string& i : items) out.insert_or_assign(split_property(i).first, split_property(i).second);
-  return out;
-}
-
 // ---- produce
 
 struct Deliveries {
@@ -206,7 +200,12 @@ void add_consume_command(CLI::App& app, ConsumeArgs& a) {
 }
 
 int run_produce(const ProduceArgs& args, std::istream& in, std::ostream& err) {
-  auto reader = LineReader::from(as_map(args.properties));
+  auto settings = gather_properties("", args.properties);
+  if (!settings) {
+    err << "ERROR " << settings.error() << "\n";
+    return 1;
+  }
+  auto reader = LineReader::from(*settings);
   if (!reader) {
     err << "ERROR " << reader.error() << "\n";
     return 1;
@@ -276,7 +275,12 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
     err << why << "\n";
     return 1;
   }
-  auto formatter = Formatter::from(args.format, as_map(args.properties));
+  auto settings = gather_properties("", args.properties);
+  if (!settings) {
+    err << settings.error() << "\n";
+    return 1;
+  }
+  auto formatter = Formatter::from(args.format, *settings);
   if (!formatter) {
     err << "ERROR " << formatter.error() << "\n";
     return 1;
