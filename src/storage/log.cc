@@ -226,18 +226,6 @@ Result<AppendResult, StorageError> Log::append(MutableBytes batches, LeaderEpoch
     if (view->producer_id().value() >= 0) {
       IdempotentBatch b = IdempotentBatch::of(*view);
       if (log_append_time) b.max_timestamp = now_ms;  // as the batch will be written
-      if (origin == AppendOrigin::kClient && next.value() == 0 && b.first_sequence.value() != 0 &&
-          producers_.find(b.producer_id) == nullptr) {
-        // A log that never held a record: a producer's first batch here is its sequence
-        // 0, so a later one means the earlier ones are missing (refused on a broker that
-        // did not lead the partition yet, say). Kafka would take it (any sequence from an
-        // unknown producer, for producers whose data was deleted, which cannot be the case
-        // here), and librdkafka would then count the missing batches as written (its
-        // implicit ack): OUT_OF_ORDER_SEQUENCE_NUMBER makes it resend them first.
-        ProducerCheck gap;
-        gap.error = ProducerErrc::kOutOfOrderSequence;
-        return producer_outcome(gap, b);
-      }
       const ProducerCheck c =
           producer_append_.stage(producers_, b, Offset(next.value() + last_delta), origin);
       if (c.duplicate || c.error != ProducerErrc::kNone) return producer_outcome(c, b);

@@ -280,16 +280,6 @@ TEST(LogProducers, RetentionDeletesTheSnapshotsOfDeletedSegments) {
   expect_duplicate(*log, idem(kA, 0, 5), 5);
 }
 
-TEST(LogProducers, FirstBatchInALogThatNeverHeldARecordStartsAtSequenceZero) {
-  TempDir dir;
-  auto log = open_log(dir);
-  expect_refused(*log, idem(kA, 0, 2), StorageErrc::kOutOfOrderSequence);  // 0 and 1 missing
-  EXPECT_EQ(log->log_end_offset().value(), 0);
-  expect_written(*log, idem(kA, 0, 0, 2), 0);
-  expect_written(*log, idem(kA, 0, 2), 2);
-  expect_written(*log, idem(kB, 0, 9), 3);  // a log with records: any sequence, as Kafka's
-}
-
 TEST(LogProducers, IdleProducerExpiresOnTick) {
   TempDir dir;
   auto log = open_log(dir);

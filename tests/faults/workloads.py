@@ -73,21 +73,39 @@ def produce_loop(bootstrap, history, stop, topic, process, prefix, rate=None):
     #4953; seen here as 164 duplicates after a 60 s stall). Kafka's idempotence holds for a
     producer that keeps retrying, which is what this run checks. With `rate`, at most that
     many records a second."""
-    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all", "linger.ms": 2,
-                  "request.timeout.ms": 5000, "socket.timeout.ms": 10000, "message.timeout.ms": 0})
+    def new_producer():
+        return Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all",
+                         "linger.ms": 2, "request.timeout.ms": 5000, "socket.timeout.ms": 10000,
+                         "message.timeout.ms": 0})
+
+    p = new_producer()
     n = 0
     began = time.monotonic()
     while not stop.is_set():
-        if rate is not None and n >= rate * (time.monotonic() - began):
-            p.poll(0.005)
-            continue
-        value = "%s%d" % (prefix, n)
         try:
-            p.produce(topic, value=value.encode(), callback=send_callback(history, process, value, history.now()))
-            n += 1
-        except BufferError:
-            pass
-        p.poll(0.005)
+            if rate is not None and n >= rate * (time.monotonic() - began):
+                p.poll(0.005)
+                continue
+            value = "%s%d" % (prefix, n)
+            try:
+                p.produce(topic, value=value.encode(), callback=send_callback(history, process, value,
+                                                                              history.now()))
+                n += 1
+            except BufferError:
+                pass
+            p.poll(0.005)
+        except KafkaException as e:
+            # A fatal error (librdkafka's idempotence gives up on a sequence it cannot
+            # reconcile after a fault): as an application must, a new producer goes on. The
+            # old one's unacknowledged records stay unknown (their callbacks say so); the
+            # checker still finds any acknowledged record lost.
+            if not e.args[0].fatal():
+                raise
+            try:
+                p.flush(5)
+            except KafkaException:
+                pass
+            p = new_producer()
     p.flush(70)
 
 
@@ -354,7 +372,10 @@ class Processor:
         else:
             h.add(process="processor", f="txn", start=h.now(), end=h.now(), outcome="unknown", txn=txn,
                   error=str(err))
-            self.producer.flush(5)
+            try:
+                self.producer.flush(5)  # raises the fatal error again
+            except KafkaException:
+                pass
             # A new producer first: its init_transactions fences the old one and ends its
             # transaction, so the committed offsets the rewind reads are settled.
             self.producer = None
