@@ -11,7 +11,8 @@ and heals them; then a final read and the checker.
   brokers' 3 s etcd sessions).
 - --warmup S: fault-free seconds before the first fault (default 4), the baseline.
 - --out DIR: each process's output (NAME.log), the history (history.jsonl), its plot
-  (history.svg) and a summary
+  (history.svg), with STRATA_FAULT_KEEP_DATA=1 the workload's partition dirs of every
+  broker (data/bN/in-0, ...), and a summary
   (summary.json: seed, faults, the checker's counts, per fault the throughput and p99
   during and after it and the time from heal to throughput back) are written there.
 
@@ -25,6 +26,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -170,7 +172,33 @@ def run(args, net, root, history, workload, rng):
         sys.stderr.write(cluster.logs())
         raise
     finally:
+        if args.out and os.environ.get("STRATA_FAULT_KEEP_DATA"):
+            keep_data(cluster, os.path.join(args.out, "data"))
         cluster.close()
+
+
+def keep_data(cluster, to):
+    """The workload topics' partition dirs of every broker, copied to `to`/bN/ once the
+    processes are killed (before close() unmounts the disks): the evidence for an anomaly
+    (`strata dump-log` reads them). STRATA_FAULT_KEEP_DATA=1 with --out asks for it."""
+    for name in list(cluster.procs):
+        try:
+            cluster.kill(name)
+        except Exception:  # noqa: BLE001 (close() tries again)
+            pass
+    shutil.rmtree(to, ignore_errors=True)
+    for n, disk in cluster.disks.items():
+        data = os.path.join(disk.path, "data")
+        if not os.path.isdir(data):
+            continue
+        for d in os.listdir(data):
+            if d.rsplit("-", 1)[0] in ("in", "out") and os.path.isdir(os.path.join(data, d)):
+                os.makedirs(os.path.join(to, "b%s" % n), exist_ok=True)
+                # Sparse: a segment's file is preallocated to segment.bytes.
+                p = subprocess.run(["cp", "-a", "--sparse=always", os.path.join(data, d), os.path.join(to, "b%s" % n)],
+                                   capture_output=True, text=True)
+                if p.returncode != 0:
+                    sys.stderr.write("keeping %s of broker %s: %s\n" % (d, n, p.stderr.strip()))
 
 
 def main(argv):
