@@ -13,13 +13,8 @@ namespace {
 
 using Properties = std::map<std::string, std::string>;
 
-std::string value(const Properties& p, const std::string& key, const std::string& fallback = "") {
-  const auto it = p.find(key);
-  return it == p.end() ? fallback : it->second;
-}
-
 Result<void, std::string> set_sasl(const Properties& p, ClientSecurity& out) {
-  const std::string mechanism = value(p, "sasl.mechanism", "GSSAPI");
+  const std::string mechanism = property_or(p, "sasl.mechanism", "GSSAPI");
   if (mechanism == "PLAIN") out.mechanism = SaslMechanism::kPlain;
   else if (mechanism == "SCRAM-SHA-256") out.mechanism = SaslMechanism::kScramSha256;
   else if (mechanism == "SCRAM-SHA-512") out.mechanism = SaslMechanism::kScramSha512;
@@ -27,8 +22,8 @@ Result<void, std::string> set_sasl(const Properties& p, ClientSecurity& out) {
     return fail("sasl.mechanism=" + mechanism +
                 " is not supported (PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)");
   }
-  out.username = value(p, "sasl.username");
-  out.password = value(p, "sasl.password");
+  out.username = property_or(p, "sasl.username");
+  out.password = property_or(p, "sasl.password");
   if (auto jaas = p.find("sasl.jaas.config"); jaas != p.end()) {
     auto parsed = security::parse_jaas_config(jaas->second);
     if (!parsed) return fail("sasl.jaas.config: " + parsed.error());
@@ -44,8 +39,8 @@ Result<void, std::string> set_sasl(const Properties& p, ClientSecurity& out) {
 
 // The key store (a client certificate) if one is configured; none is fine.
 Result<void, std::string> use_key_store(const Properties& p, SSL_CTX* ctx) {
-  std::string chain = value(p, "ssl.keystore.certificate.chain");
-  std::string key = value(p, "ssl.keystore.key");
+  std::string chain = property_or(p, "ssl.keystore.certificate.chain");
+  std::string key = property_or(p, "ssl.keystore.key");
   for (const auto& [k, target] : {std::pair{"ssl.keystore.location", 0}, std::pair{"ssl.certificate.location", 1},
                                   std::pair{"ssl.key.location", 2}}) {
     auto it = p.find(k);
@@ -59,13 +54,13 @@ Result<void, std::string> use_key_store(const Properties& p, SSL_CTX* ctx) {
   if (chain.empty() || key.empty()) {
     return fail(std::string("a client certificate needs both a key and a certificate chain"));
   }
-  const std::string password = value(p, "ssl.key.password", value(p, "ssl.keystore.password"));
+  const std::string password = property_or(p, "ssl.key.password", property_or(p, "ssl.keystore.password"));
   if (auto r = security::use_pem_key_store(ctx, chain, key, password); !r) return fail("key store: " + r.error());
   return {};
 }
 
 Result<void, std::string> use_trust_store(const Properties& p, SSL_CTX* ctx) {
-  std::string trust = value(p, "ssl.truststore.certificates");
+  std::string trust = property_or(p, "ssl.truststore.certificates");
   for (const char* k : {"ssl.truststore.location", "ssl.ca.location"}) {
     auto it = p.find(k);
     if (it == p.end()) continue;
@@ -83,19 +78,19 @@ Result<void, std::string> use_trust_store(const Properties& p, SSL_CTX* ctx) {
 
 Result<void, std::string> set_tls(const Properties& p, ClientSecurity& out) {
   for (const char* key : {"ssl.keystore.type", "ssl.truststore.type"}) {
-    const std::string type = value(p, key, "PEM");
+    const std::string type = property_or(p, key, "PEM");
     if (type != "PEM") return fail(std::string(key) + "=" + type + ": Strata reads PEM stores only");
   }
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
   if (!ctx) return fail("TLS: " + security::openssl_error());
-  auto range = security::tls_protocol_range(value(p, "ssl.enabled.protocols", "TLSv1.2,TLSv1.3"));
+  auto range = security::tls_protocol_range(property_or(p, "ssl.enabled.protocols", "TLSv1.2,TLSv1.3"));
   if (!range) return fail(range.error());
   SSL_CTX_set_min_proto_version(ctx.get(), range->first);
   SSL_CTX_set_max_proto_version(ctx.get(), range->second);
   if (auto r = use_key_store(p, ctx.get()); !r) return r;
   if (auto r = use_trust_store(p, ctx.get()); !r) return r;
   SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
-  const std::string identification = value(p, "ssl.endpoint.identification.algorithm", "https");
+  const std::string identification = property_or(p, "ssl.endpoint.identification.algorithm", "https");
   if (identification != "https" && !identification.empty() && identification != "none") {
     return fail("ssl.endpoint.identification.algorithm=" + identification + ": expected https or empty");
   }
@@ -117,7 +112,7 @@ std::string ClientSecurity::mechanism_name() const {
 
 Result<std::shared_ptr<const ClientSecurity>, std::string> client_security_from(const Properties& properties) {
   auto out = std::make_shared<ClientSecurity>();
-  const std::string protocol = ascii_upper(value(properties, "security.protocol", "PLAINTEXT"));
+  const std::string protocol = ascii_upper(property_or(properties, "security.protocol", "PLAINTEXT"));
   if (protocol == "SSL") out->tls = true;
   else if (protocol == "SASL_PLAINTEXT") out->sasl = true;
   else if (protocol == "SASL_SSL") out->tls = out->sasl = true;

@@ -18,6 +18,13 @@ namespace strata {
 Result<std::map<std::string, std::string>, std::string> parse_properties(std::string_view text,
                                                                          const std::string& origin);
 
+// The value of `key` in `properties`, or `fallback` when it is not set.
+inline std::string property_or(const std::map<std::string, std::string>& properties, const std::string& key,
+                               const std::string& fallback = "") {
+  const auto it = properties.find(key);
+  return it == properties.end() ? fallback : it->second;
+}
+
 // Reads and parses the file at `path`.
 Result<std::map<std::string, std::string>, std::string> read_properties_file(const std::string& path);
 

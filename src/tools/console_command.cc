@@ -25,13 +25,26 @@ int64_t now_ms() {
       .count();
 }
 
+// Prints a setup step's error as the commands report them; true when there was one.
+template <class T>
+bool failed(const Result<T, std::string>& r, std::ostream& err) {
+  if (r) return false;
+  err << "ERROR " << r.error() << "\n";
+  return true;
+}
+
 // ---- produce
 
-struct Deliveries {
+// The error callback's state: why the brokers refused us (TLS or SASL failed, an
+// authorization, a fatal error), empty until then. A client's opaque is one of these.
+struct Refusal {
+  std::string refused;
+};
+
+struct Deliveries : Refusal {
   std::ostream* err = nullptr;
   std::string topic;
   int64_t failed = 0;
-  std::string refused;  // set when the brokers refused us: TLS or SASL failed, or a fatal error
 };
 
 // Errors that retrying cannot mend end the command at once, as the Java client fails
@@ -43,8 +56,8 @@ bool refusal(rd_kafka_resp_err_t e) {
 }
 
 void on_error(rd_kafka_t*, int e, const char* reason, void* opaque) {
-  auto* d = static_cast<Deliveries*>(opaque);
-  if (refusal(rd_kafka_resp_err_t(e)) && d->refused.empty()) d->refused = reason;
+  auto* r = static_cast<Refusal*>(opaque);
+  if (refusal(rd_kafka_resp_err_t(e)) && r->refused.empty()) r->refused = reason;
 }
 
 // Serves callbacks until nothing is left to acknowledge, the brokers refused us, or
@@ -55,7 +68,7 @@ void drain(rd_kafka_t* rk, const Deliveries& d, int64_t timeout_ms) {
 }
 
 void on_delivery(rd_kafka_t*, const rd_kafka_message_t* m, void* opaque) {
-  auto* d = static_cast<Deliveries*>(opaque);
+  auto* d = static_cast<Deliveries*>(static_cast<Refusal*>(opaque));  // set as a Refusal*
   if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) return;
   ++d->failed;
   const std::string key = m->key == nullptr ? "null" : std::to_string(m->key_len) + " bytes";
@@ -201,20 +214,11 @@ void add_consume_command(CLI::App& app, ConsumeArgs& a) {
 
 int run_produce(const ProduceArgs& args, std::istream& in, std::ostream& err) {
   auto settings = gather_properties("", args.properties);
-  if (!settings) {
-    err << "ERROR " << settings.error() << "\n";
-    return 1;
-  }
+  if (failed(settings, err)) return 1;
   auto reader = LineReader::from(*settings);
-  if (!reader) {
-    err << "ERROR " << reader.error() << "\n";
-    return 1;
-  }
+  if (failed(reader, err)) return 1;
   auto java = client_properties(args.producer_config, args.command_config, args.producer_properties);
-  if (!java) {
-    err << "ERROR " << java.error() << "\n";
-    return 1;
-  }
+  if (failed(java, err)) return 1;
   Settings& p = *java;
   p["bootstrap.servers"] = args.bootstrap_server;
   p.try_emplace("client.id", "console-producer");
@@ -223,9 +227,11 @@ int run_produce(const ProduceArgs& args, std::istream& in, std::ostream& err) {
   const std::string acks = p["acks"];
   p.try_emplace("enable.idempotence", acks == "-1" || acks == "all" ? "true" : "false");
   if (args.compression) p["compression.type"] = args.compression->empty() ? "gzip" : *args.compression;
-  Deliveries deliveries{&err, args.topic, 0};
+  Deliveries deliveries;
+  deliveries.err = &err;
+  deliveries.topic = args.topic;
   RdKafka rk = make_client(RD_KAFKA_PRODUCER, p, err, [&deliveries](rd_kafka_conf_t* conf) {
-    rd_kafka_conf_set_opaque(conf, &deliveries);
+    rd_kafka_conf_set_opaque(conf, static_cast<Refusal*>(&deliveries));  // what on_error reads
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     rd_kafka_conf_set_error_cb(conf, on_error);
   });
@@ -276,20 +282,11 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
     return 1;
   }
   auto settings = gather_properties("", args.properties);
-  if (!settings) {
-    err << settings.error() << "\n";
-    return 1;
-  }
+  if (failed(settings, err)) return 1;
   auto formatter = Formatter::from(args.format, *settings);
-  if (!formatter) {
-    err << "ERROR " << formatter.error() << "\n";
-    return 1;
-  }
+  if (failed(formatter, err)) return 1;
   auto java = client_properties(args.consumer_config, args.command_config, args.consumer_properties);
-  if (!java) {
-    err << "ERROR " << java.error() << "\n";
-    return 1;
-  }
+  if (failed(java, err)) return 1;
   Settings& p = *java;
   p["bootstrap.servers"] = args.bootstrap_server;
   p.try_emplace("client.id", "console-consumer");
@@ -300,7 +297,7 @@ int run_consume(const ConsumeArgs& args, std::ostream& out, std::ostream& err) {
   }
   p.try_emplace("auto.offset.reset", args.from_beginning ? "earliest" : "latest");
   p["isolation.level"] = args.isolation_level;
-  Deliveries errors{&err, args.topic, 0};  // only its `refused` is used here
+  Refusal errors;
   RdKafka rk = make_client(RD_KAFKA_CONSUMER, p, err, [&errors](rd_kafka_conf_t* conf) {
     rd_kafka_conf_set_opaque(conf, &errors);
     rd_kafka_conf_set_error_cb(conf, on_error);

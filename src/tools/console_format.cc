@@ -3,15 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/ascii.h"
+#include "common/properties.h"
 #include "security/base64.h"
 
 namespace strata::tools {
 namespace {
-
-std::string value_of(const Properties& p, const std::string& key, const std::string& fallback) {
-  auto it = p.find(key);
-  return it == p.end() ? fallback : it->second;
-}
 
 bool flag(const Properties& p, const std::string& key, bool fallback) {
   auto it = p.find(key);
@@ -77,10 +73,10 @@ Result<LineReader, std::string> LineReader::from(const Properties& p) {
   r.parse_key_ = flag(p, "parse.key", false);
   r.parse_headers_ = flag(p, "parse.headers", false);
   r.ignore_error_ = flag(p, "ignore.error", false);
-  r.key_separator_ = value_of(p, "key.separator", "\t");
-  r.headers_delimiter_ = value_of(p, "headers.delimiter", "\t");
-  r.headers_separator_ = value_of(p, "headers.separator", ",");
-  r.headers_key_separator_ = value_of(p, "headers.key.separator", ":");
+  r.key_separator_ = property_or(p, "key.separator", "\t");
+  r.headers_delimiter_ = property_or(p, "headers.delimiter", "\t");
+  r.headers_separator_ = property_or(p, "headers.separator", ",");
+  r.headers_key_separator_ = property_or(p, "headers.key.separator", ":");
   if (auto it = p.find("null.marker"); it != p.end()) r.null_marker_ = it->second;
   for (const auto* s : {&r.key_separator_, &r.headers_delimiter_, &r.headers_separator_, &r.headers_key_separator_}) {
     if (s->empty()) return fail(std::string("a separator may not be empty"));
@@ -169,10 +165,10 @@ Result<Formatter, std::string> Formatter::from(const std::string& format, const 
   f.print_headers_ = flag(p, "print.headers", false);
   f.print_key_ = flag(p, "print.key", false);
   f.print_value_ = flag(p, "print.value", true);
-  f.key_separator_ = value_of(p, "key.separator", "\t");
-  f.line_separator_ = value_of(p, "line.separator", "\n");
-  f.headers_separator_ = value_of(p, "headers.separator", ",");
-  f.null_literal_ = value_of(p, "null.literal", "null");
+  f.key_separator_ = property_or(p, "key.separator", "\t");
+  f.line_separator_ = property_or(p, "line.separator", "\n");
+  f.headers_separator_ = property_or(p, "headers.separator", ",");
+  f.null_literal_ = property_or(p, "null.literal", "null");
   return f;
 }
 

@@ -18,7 +18,7 @@ const std::set<std::string>& java_only() {
       "key.serializer", "value.serializer", "key.deserializer", "value.deserializer",
       "ssl.truststore.password", "ssl.keystore.password",
       "ssl.enabled.protocols", "ssl.protocol", "sasl.login.callback.handler.class",
-      "max.block.ms", "buffer.memory", "metadata.max.age.ms.config", "interceptor.classes"};
+      "max.block.ms", "buffer.memory", "interceptor.classes"};
   return keys;
 }
 
