@@ -14,18 +14,21 @@ PACKAGES=(
   prometheus  # scrapes the metrics endpoint in tests/compat/kafka_metrics.py (its service is not started)
   iproute2  # ip netns, veth, bridge: the fault tests' hosts (tests/faults/netns.py)
   iptables faketime e2fsprogs  # the fault tests' partitions, packet loss, clock skew, disks
+  chromium  # the web console's browser test (tests/compat/console_browser.js, through playwright-core)
 )
 
-# kafkajs, the JavaScript client the compatibility tests drive, comes from npm.
+# kafkajs, the JavaScript client the compatibility tests drive, and playwright-core, which
+# drives Debian's Chromium in the console's browser test, come from npm (never a browser
+# download: playwright-core has none).
 install_kafkajs() {
   local js
   js="$(cd "$(dirname "$0")/.." && pwd)/tests/compat/js"
-  [ -d "$js/node_modules/kafkajs" ] && return 0
+  [ -d "$js/node_modules/kafkajs" ] && [ -d "$js/node_modules/playwright-core" ] && return 0
   if ! command -v npm >/dev/null 2>&1; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm
   fi
-  echo "deps: installing kafkajs from npm"
+  echo "deps: installing kafkajs and playwright-core from npm"
   # The version is pinned in package.json; no lock file (it would name registry hosts).
   (cd "$js" && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
 }

@@ -26,7 +26,21 @@ namespace httplib {
 class Server;
 }
 
+namespace strata::client {
+struct ClientSecurity;
+}
+
 namespace strata::broker {
+
+// How a layer that serves on the admin listener (the web console, src/console) reaches
+// this broker's cluster as a Kafka client: the broker's own inter-broker listener.
+struct AdminTarget {
+  std::string bootstrap;                                   // "host:port"
+  std::shared_ptr<const client::ClientSecurity> security;  // null: PLAINTEXT
+};
+// Adds routes to the admin listener's server; called once, before it starts serving.
+// Handlers run on the admin listener's worker threads, never a shard's.
+using AdminRoutes = std::function<void(httplib::Server&, const AdminTarget&)>;
 
 inline constexpr size_t kAdminWorkers = 16;
 inline constexpr size_t kAdminPendingMax = 32;
@@ -46,6 +60,8 @@ class AdminServer {
   // Binds HOST:PORT (port 0: any free one). False with `error` set when it cannot.
   bool listen(const std::string& host, uint16_t port, std::string& error);
   uint16_t bound_port() const { return port_; }
+  // The server, to add routes to before start().
+  httplib::Server& http() { return *server_; }
   // Serves on the server's own threads until stop().
   void start();
   // Stops accepting, finishes the requests in progress, joins the threads. Idempotent.

@@ -138,6 +138,10 @@ Result<void, std::string> Broker::start() {
     if (!metrics_->listen(config_.metrics_host, config_.metrics_port, error)) {
       return fail("metrics.listener: " + error);
     }
+    if (admin_routes_) {
+      const cluster::Endpoint self = advertised_endpoints().front();  // the inter-broker listener
+      admin_routes_(metrics_->http(), AdminTarget{fmt::format("{}:{}", self.host, self.port), inter_broker_security_});
+    }
   }
   if (auto secured = start_security(); !secured) return fail(secured.error());
   start_groups();

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "common/thread_name.h"
+#include "broker/admin_server.h"
 #include "broker/async_mutex.h"
 #include "broker/cleaner.h"
 #include "broker/config.h"
@@ -50,7 +51,6 @@ enum class ElectionType : int8_t;  // cluster/elections.h
 
 namespace strata::broker {
 
-class AdminServer;
 class Authorizer;
 class SaslMechanisms;
 class ScramStore;
@@ -103,9 +103,14 @@ class Broker : public net::RequestHandler {
 
   asio::awaitable<std::optional<protocol::Output>> handle(net::Frame& frame) override;
   // Kafka's kafka.network:RequestMetrics TotalTimeMs per API (traffic_metrics.h).
-  void response_sent(int16_t api_key, double total_ms) override { traffic_.request_done(api_key, total_ms); }
+  void response_sent(int16_t api_key, double total_ms) override {
+    if (config_.traffic_metrics) traffic_.request_done(api_key, total_ms);
+  }
 
   const BrokerConfig& config() const { return config_; }
+  // Routes served beside /metrics on the admin listener (the web console); set before
+  // start(), used only when metrics.listener is set.
+  void set_admin_routes(AdminRoutes routes) { admin_routes_ = std::move(routes); }
   // Kafka's BrokerTopicMetrics and RequestMetrics counters (traffic_metrics.h).
   TrafficMetrics& traffic() { return traffic_; }
   // Each shard's event-loop stalls (loop_watch.h); null before start().
@@ -383,6 +388,7 @@ class Broker : public net::RequestHandler {
   std::unique_ptr<asio::steady_timer> maintenance_;
   // metrics.listener's endpoint on shard 0 (null when off); after server_, like the timers.
   std::unique_ptr<AdminServer> metrics_;  // the admin listener (metrics.listener)
+  AdminRoutes admin_routes_;
   // Membership of the cluster on etcd (null on the embedded single node). Last: it
   // calls on_cluster_view from its thread until it is gone.
   std::unique_ptr<cluster::ClusterNode> cluster_;

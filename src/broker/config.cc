@@ -115,6 +115,9 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"background.threads", [this](auto& k, auto& v) { return to_int(k, v, blocking_threads); }},
       {"strata.produce.offload.bytes", [this](auto& k, auto& v) { return to_int(k, v, produce_offload_bytes); }},
       {"strata.fetch.sendfile", bool_of(fetch_sendfile)},
+      {"strata.metrics.traffic.enable", bool_of(traffic_metrics)},
+      {"strata.console.enable", bool_of(console_enabled)},
+      {"strata.console.read.only", bool_of(console_read_only)},
       {"strata.max.inflight.requests.per.connection", [this](auto& k, auto& v) -> Result<void, std::string> {
          if (auto r = to_int(k, v, max_inflight_per_connection); !r) return r;
          if (max_inflight_per_connection < 1) return fail(k + " must be at least 1");

@@ -108,12 +108,21 @@ struct BrokerConfig {
   // microseconds. -1: never.
   int64_t produce_offload_bytes = 262144;
   bool fetch_sendfile = true;                 // strata.fetch.sendfile (net/server.h)
+  // strata.metrics.traffic.enable (Strata's own): count BrokerTopicMetrics and the
+  // request-time histograms (broker/traffic_metrics.h). Off only to measure what they
+  // cost (bench/metrics_cost.sh); their metrics then stay at 0.
+  bool traffic_metrics = true;
   std::string topic_creation_policy;          // none yet
   // metrics.listener (Strata's own, not Kafka's): http://HOST:PORT of the Prometheus
   // endpoint (broker/metrics.h); empty, the default: no endpoint.
   bool metrics_enabled = false;
   std::string metrics_host;
   uint16_t metrics_port = 0;
+  // The web console on the same listener (src/console): strata.console.enable (default
+  // true) and strata.console.read.only (default false: the page may create, alter and
+  // delete). Strata's own settings.
+  bool console_enabled = true;
+  bool console_read_only = false;
   // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
   group::GroupConfig groups;
   txn::TxnConfig txns;

@@ -4,10 +4,12 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "broker/broker.h"
 #include "common/properties.h"
+#include "console/console.h"
 #include "storage/errors.h"
 
 namespace strata::tools {
@@ -67,6 +69,17 @@ int run_broker(const BrokerArgs& args) {
 
   storage::set_disk_failure_handler(halt_on_disk_failure);
   broker::Broker broker(config);
+  if (config.console_enabled) {
+    const console::ConsoleSettings settings{config.console_read_only};
+    broker.set_admin_routes([settings, &config](httplib::Server& server, const broker::AdminTarget& target) {
+      client::ConnectOptions options;
+      options.connect_timeout_ms = config.socket_connection_setup_timeout_ms;
+      options.io_timeout_ms = std::min(config.request_timeout_ms, 10000);  // a page waits no longer
+      options.client_id = "strata-console";
+      options.security = target.security;
+      console::install_console(server, {target.bootstrap, options}, settings);
+    });
+  }
   if (auto r = broker.start(); !r) {
     spdlog::error("cannot start: {}", r.error());
     return 1;

@@ -157,6 +157,24 @@ def consume_loop(bootstrap, history, stop, topic, group, process):
     c.close()
 
 
+def high_watermark(c, tp, timeout=60):
+    """The partition's high watermark, once it has a leader again. A partition can be
+    leaderless for a moment after the last heal (its only in-sync replica restarting);
+    librdkafka then fails the query at once (_UNKNOWN_PARTITION: it takes leader -1 as
+    final), so it is asked again, metadata refreshed, until `timeout` s. Failing that,
+    every broker's view of the partition is in the error: a liveness failure."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            c.list_topics(tp.topic, timeout=10)  # a fresh view of the leaders
+            return c.get_watermark_offsets(tp, timeout=10)[1]
+        except KafkaException as e:
+            if time.time() > deadline:
+                raise RuntimeError("%s-%d had no leader answering for %d s after the faults healed: %s"
+                                   % (tp.topic, tp.partition, timeout, e)) from e
+            time.sleep(0.5)
+
+
 def final_read(bootstrap, history, topics, isolation="read_committed"):
     """Every partition of `topics` ({name: partitions}) from its start to its high
     watermark, as one `final` op."""
@@ -166,7 +184,7 @@ def final_read(bootstrap, history, topics, isolation="read_committed"):
     for topic, parts in topics.items():
         for p in range(parts):
             tp = TopicPartition(topic, p)
-            _, high = c.get_watermark_offsets(tp, timeout=20)
+            high = high_watermark(c, tp)
             c.assign([TopicPartition(topic, p, OFFSET_BEGINNING)])
             deadline = time.time() + 60
             while time.time() < deadline:

@@ -363,7 +363,7 @@ asio::awaitable<FetchResponse> handle_fetch(Broker& broker, RequestContext& ctx,
       bytes = co_await read();
     }
   }
-  if (!from_follower(request, version)) account(broker, fetch.partitions, answers);
+  if (!from_follower(request, version) && broker.config().traffic_metrics) account(broker, fetch.partitions, answers);
   auto outcome = broker.fetch_sessions().close(fetch, answers, now_ms());
   r.error_code = outcome.error;
   r.session_id = outcome.session_id;

@@ -271,7 +271,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
   for (auto& topic : request.topic_data) {
     ProduceResponse::TopicResponse tr;
     tr.name = topic.name;
-    TopicTraffic& traffic = broker.traffic().topic(topic.name);
+    TopicTraffic* traffic = broker.config().traffic_metrics ? &broker.traffic().topic(topic.name) : nullptr;
     for (auto& p : topic.partition_data) {
       const Job& job = jobs[at];
       ProduceResponse::PartitionResponse pr;
@@ -279,7 +279,7 @@ asio::awaitable<ProduceResponse> handle_produce(Broker& broker, RequestContext& 
       pr.error_code = durable->failed(at) ? kafka_error::kKafkaStorageError
                       : durable->error(at) != 0 ? durable->error(at)
                                                 : job.out.error;
-      account(broker, traffic, job, pr.error_code);
+      if (traffic != nullptr) account(broker, *traffic, job, pr.error_code);
       pr.base_offset = job.out.base_offset;
       pr.log_append_time_ms = job.out.log_append_time;
       pr.log_start_offset = job.out.log_start_offset;

@@ -1,0 +1,219 @@
+#include "console/batch_json.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "record/batch_format.h"
+#include "record/control.h"
+#include "record/errors.h"
+#include "record/log_scanner.h"
+#include "record/validate.h"
+#include "security/base64.h"
+#include "tools/explain.h"
+
+namespace strata::console {
+
+using nlohmann::json;
+using namespace strata::record;
+
+namespace {
+
+// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = uint8_t(s[i]);
+    size_t more = 0;  // continuation bytes
+    uint32_t cp = c;
+    if (c >= 0x80) {
+      if ((c >> 5) == 0x6) {
+        more = 1, cp = c & 0x1F;
+      } else if ((c >> 4) == 0xE) {
+        more = 2, cp = c & 0x0F;
+      } else if ((c >> 3) == 0x1E) {
+        more = 3, cp = c & 0x07;
+      } else {
+        return false;
+      }
+    }
+    if (more >= s.size() - i) return false;
+    for (size_t k = 1; k <= more; ++k) {
+      const auto b = uint8_t(s[i + k]);
+      if ((b >> 6) != 0x2) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    static constexpr uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kLeast[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += more + 1;
+  }
+  return true;
+}
+
+json control_json(const RecordView& r) {
+  auto key = parse_control_key(r.key);
+  if (!key) return {{"error", std::string(record::to_string(key.error()))}};
+  json out = {{"type", control_type_name(key->type)}, {"version", key->version}};
+  if (key->is_end_txn()) {
+    if (auto m = parse_end_txn_marker(*key, r.value)) out["coordinator_epoch"] = m->coordinator_epoch;
+  }
+  return out;
+}
+
+json record_json(const BatchView& batch, const RecordView& r) {
+  json headers = json::array();
+  HeaderCursor h(r);
+  Header header;
+  while (h.next(header)) headers.push_back({{"key", std::string(header.key)}, {"value", bytes_json(header.value)}});
+  json out = {{"offset", batch.offset_of(r).value()},
+              {"timestamp", batch.timestamp_of(r)},
+              {"key", bytes_json(r.key)},
+              {"value", bytes_json(r.value)},
+              {"headers", std::move(headers)},
+              {"size", r.size}};
+  if (batch.is_control()) out["control"] = control_json(r);
+  return out;
+}
+
+// Calls `each(batch, position)` for every whole v2 batch in `records`; returns why it
+// stopped ("end", "partial", or what could not be read).
+template <class F>
+std::string for_each_batch(Bytes records, F&& each) {
+  LogScanner scanner(records);
+  while (auto entry = scanner.next()) {
+    if (entry->magic != 2) return "a magic " + std::to_string(entry->magic) + " entry at offset " +
+                                  std::to_string(entry->offset) + " (shown by strata dump-log only)";
+    auto batch = frame_batch(entry->bytes);
+    if (!batch) return std::string("batch at offset ") + std::to_string(entry->offset) + ": " +
+                       std::string(record::to_string(batch.error()));
+    if (!each(*batch, entry->position)) return "end";
+  }
+  switch (scanner.stop()) {
+    case ScanStop::kPartialEntry: return "partial";
+    case ScanStop::kBadSize: return "a bad size field at byte " + std::to_string(scanner.valid_bytes());
+    case ScanStop::kBadMagic: return "a bad magic byte at byte " + std::to_string(scanner.valid_bytes());
+    default: return "end";
+  }
+}
+
+}  // namespace
+
+json bytes_json(const std::optional<Bytes>& b) {
+  if (!b) return nullptr;
+  const size_t shown = std::min(b->size(), kValueBytesShownMax);
+  std::string_view s(reinterpret_cast<const char*>(b->data()), shown);
+  json out = {{"size", b->size()}, {"base64", security::base64_encode(s)}};
+  out["text"] = valid_utf8(s) ? json(std::string(s)) : json(nullptr);
+  if (shown < b->size()) out["cut"] = true;
+  return out;
+}
+
+json batch_header(const BatchView& b, size_t position) {
+  const uint32_t computed = b.computed_crc();
+  json out = {{"base_offset", b.base_offset().value()},
+              {"last_offset", b.last_offset().value()},
+              {"record_count", b.record_count()},
+              {"position", position},
+              {"size", b.size()},
+              {"magic", b.magic()},
+              {"partition_leader_epoch", b.partition_leader_epoch().value()},
+              {"crc", b.crc()},
+              {"crc_computed", computed},
+              {"crc_valid", computed == b.crc()},
+              {"attributes", b.attributes()},
+              {"codec", b.codec_bits() <= kCodecMax ? codec_name(b.codec()) : "unknown"},
+              {"timestamp_type", b.timestamp_type() == TimestampType::kLogAppendTime ? "LogAppendTime" : "CreateTime"},
+              {"transactional", b.is_transactional()},
+              {"control", b.is_control()},
+              {"producer_id", b.producer_id().value()},
+              {"producer_epoch", b.producer_epoch().value()},
+              {"base_sequence", b.base_sequence().value()},
+              {"last_sequence", b.last_sequence().value()},
+              {"base_timestamp", b.base_timestamp()},
+              {"max_timestamp", b.max_timestamp()}};
+  if (auto horizon = b.delete_horizon_ms()) out["delete_horizon_ms"] = *horizon;
+  return out;
+}
+
+json batch_list(Bytes records, int64_t expected_next) {
+  json batches = json::array();
+  std::string end = for_each_batch(records, [&](const BatchView& b, size_t position) {
+    json h = batch_header(b, position);
+    const int64_t base = b.base_offset().value();
+    h["gap"] = base > expected_next ? base - expected_next : 0;
+    if (b.is_control() && b.record_count() > 0) {  // the marker's type, for the list
+      std::vector<uint8_t> scratch;
+      if (auto bytes = uncompressed_records(b, scratch)) {
+        RecordCursor cursor(*bytes, b.record_count());
+        RecordView r;
+        if (auto more = cursor.next(r); more && *more) h["marker"] = control_json(r);
+      }
+    }
+    expected_next = b.last_offset().value() + 1;
+    batches.push_back(std::move(h));
+    return true;
+  });
+  return {{"batches", std::move(batches)}, {"end", end}};
+}
+
+json batch_detail(const BatchView& b, size_t position) {
+  json records = json::array();
+  std::string error;
+  std::vector<uint8_t> scratch;
+  auto bytes = uncompressed_records(b, scratch);
+  if (!bytes) {
+    error = std::string(record::to_string(bytes.error()));
+  } else {
+    RecordCursor cursor(*bytes, b.record_count());
+    RecordView r;
+    while (records.size() < kRecordsPerAnswerMax) {
+      auto more = cursor.next(r);
+      if (!more) {
+        error = std::string(record::to_string(more.error()));
+        break;
+      }
+      if (!*more) break;
+      records.push_back(record_json(b, r));
+    }
+  }
+  json out = {{"header", batch_header(b, position)},
+              {"records", std::move(records)},
+              {"explain", tools::explain_v2_batch(b, position)}};
+  if (!error.empty()) out["records_error"] = error;
+  return out;
+}
+
+json record_list(Bytes bytes, int64_t from, size_t limit, bool controls) {
+  json records = json::array();
+  std::string error;
+  std::string end = for_each_batch(bytes, [&](const BatchView& b, size_t) {
+    if (b.last_offset().value() < from || (b.is_control() && !controls)) return true;
+    std::vector<uint8_t> scratch;
+    auto data = uncompressed_records(b, scratch);
+    if (!data) {
+      error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + std::string(record::to_string(data.error()));
+      return false;
+    }
+    RecordCursor cursor(*data, b.record_count());
+    RecordView r;
+    for (;;) {
+      auto more = cursor.next(r);
+      if (!more) {
+        error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + std::string(record::to_string(more.error()));
+        return false;
+      }
+      if (!*more) return true;
+      if (b.offset_of(r).value() < from) continue;
+      json rec = record_json(b, r);
+      rec["transactional"] = b.is_transactional();
+      rec["producer_id"] = b.producer_id().value();
+      records.push_back(std::move(rec));
+      if (records.size() >= limit) return false;
+    }
+  });
+  json out = {{"records", std::move(records)}, {"end", end}};
+  if (!error.empty()) out["error"] = error;
+  return out;
+}
+
+}  // namespace strata::console

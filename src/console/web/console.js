@@ -1,0 +1,231 @@
+// Strata's web console: one page, routes in the URL's hash, data from /api
+// (docs/formats/console-api.md). Every value from the cluster reaches the page as text
+// (textContent), never as markup.
+'use strict';
+
+const view = document.getElementById('view');
+
+// el('td', {class: 'num'}, 'text', child...): an element with attributes and children.
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function link(hash, text) { return el('a', {href: '#' + hash}, text); }
+
+// columns: [[title, row => cell, 'num'?]]; a cell is text or a node.
+function table(columns, rows, attrs) {
+  return el('table', attrs,
+    el('thead', {}, el('tr', {}, columns.map(([title, , cls]) => el('th', {class: cls}, title)))),
+    el('tbody', {}, rows.map(r => el('tr', {}, columns.map(([, cell, cls]) => el('td', {class: cls}, cell(r)))))));
+}
+
+async function api(path) {
+  const res = await fetch('/api' + path, {headers: {Accept: 'application/json'}});
+  let body;
+  try { body = await res.json(); } catch (e) { body = {error: res.status + ' ' + res.statusText}; }
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+function show(...nodes) { view.replaceChildren(...nodes); }
+function problem(e) { return el('p', {class: 'error', role: 'alert'}, String(e.message || e)); }
+function time(ms) { return ms >= 0 ? new Date(Number(ms)).toISOString().replace('T', ' ').replace('Z', '') : '-'; }
+
+// --- Cluster and topics
+
+async function clusterPage() {
+  const [c, t] = await Promise.all([api('/cluster'), api('/topics')]);
+  show(el('h1', {}, 'Cluster'),
+    el('dl', {class: 'facts'}, el('dt', {}, 'Cluster id'), el('dd', {id: 'cluster-id'}, c.cluster_id || '-'),
+      el('dt', {}, 'Controller'), el('dd', {}, c.controller), el('dt', {}, 'Brokers'), el('dd', {}, c.brokers.length),
+      el('dt', {}, 'Topics'), el('dd', {}, t.topics.length)),
+    el('h2', {}, 'Brokers'),
+    table([['Id', b => b.id, 'num'], ['Host', b => b.host], ['Port', b => b.port, 'num'], ['Rack', b => b.rack || '-'],
+      ['Role', b => b.id === c.controller ? 'controller' : '']], c.brokers, {id: 'brokers'}));
+}
+
+async function topicsPage() {
+  const t = await api('/topics');
+  show(el('h1', {}, 'Topics'),
+    table([['Name', x => link('/topic/' + x.name, x.name)], ['Partitions', x => x.partitions, 'num'],
+      ['Replication', x => x.replication_factor, 'num'], ['Records', x => x.records, 'num'],
+      ['Under-replicated', x => x.under_replicated, 'num'], ['Leaderless', x => x.leaderless, 'num'],
+      ['Internal', x => x.internal ? 'yes' : '']], t.topics, {id: 'topics'}));
+}
+
+async function topicPage(name) {
+  const t = await api('/topics/' + name);
+  const p = t.partitions;
+  show(el('h1', {}, 'Topic ', el('code', {}, name)),
+    el('h2', {}, 'Partitions'),
+    table([['Partition', x => x.partition, 'num'], ['Leader', x => x.leader, 'num'], ['Epoch', x => x.leader_epoch, 'num'],
+      ['Replicas', x => x.replicas.join(',')], ['ISR', x => x.isr.join(',')], ['Offline', x => x.offline.join(',')],
+      ['Log start', x => x.log_start_offset, 'num'], ['High watermark', x => x.high_watermark, 'num'],
+      ['Records', x => x.high_watermark - x.log_start_offset, 'num'],
+      ['', x => el('span', {}, link('/topic/' + name + '/' + x.partition + '/batches', 'batches'), ' ',
+        link('/topic/' + name + '/' + x.partition + '/messages', 'messages'))]], p, {id: 'partitions'}),
+    el('h2', {}, 'Configs'),
+    t.configs_error ? problem({message: t.configs_error}) :
+      table([['Name', x => x.name], ['Value', x => x.sensitive ? '(sensitive)' : (x.value === null ? 'null' : x.value)],
+        ['Source', x => SOURCES[x.source] || x.source]], t.configs, {id: 'configs'}));
+}
+
+const SOURCES = {1: 'topic', 2: 'broker (dynamic)', 3: 'cluster default (dynamic)', 4: 'broker (static)', 5: 'default', 6: 'logger'};
+
+// --- The batch inspector
+
+async function batchesPage(name, partition, params) {
+  const offset = Number(params.get('offset') || 0);
+  const r = await api(`/topics/${name}/partitions/${partition}/batches?offset=${offset}`);
+  const base = `/topic/${name}/${partition}`;
+  const flags = b => [b.transactional ? 'txn' : '', b.control ? 'control' + (b.marker ? ' ' + b.marker.type : '') : '',
+    b.crc_valid ? '' : 'BAD CRC'].filter(Boolean).join(' ');
+  const last = r.batches.length ? r.batches[r.batches.length - 1].last_offset + 1 : null;
+  show(el('h1', {}, 'Batches of ', el('code', {}, name + '-' + partition)),
+    el('p', {class: 'facts'}, `log start ${r.log_start_offset} · high watermark ${r.high_watermark} · last stable ${r.last_stable_offset}`),
+    offsetForm(base + '/batches', offset),
+    table([['Offsets', b => link(`${base}/batch/${b.base_offset}`, `${b.base_offset}–${b.last_offset}`)],
+      ['Records', b => b.record_count, 'num'], ['Bytes', b => b.size, 'num'], ['Codec', b => b.codec],
+      ['Producer', b => b.producer_id >= 0 ? `${b.producer_id} e${b.producer_epoch}` : '-'],
+      ['Sequence', b => b.base_sequence >= 0 ? `${b.base_sequence}–${b.last_sequence}` : '-'],
+      ['Leader epoch', b => b.partition_leader_epoch, 'num'], ['Max timestamp', b => time(b.max_timestamp)],
+      ['Flags', flags], ['Gap before', b => b.gap ? b.gap + ' offsets' : '', 'num'],
+      ['CRC', b => b.crc_valid ? 'ok' : 'mismatch']], r.batches, {id: 'batches'}),
+    el('p', {class: 'facts'}, r.end === 'partial' || r.end === 'end' ? '' : 'stopped: ' + r.end),
+    last !== null && last < r.high_watermark ? link(`${base}/batches?offset=${last}`, 'next batches →') : null);
+}
+
+async function batchPage(name, partition, offset) {
+  const d = await api(`/topics/${name}/partitions/${partition}/batches/${offset}`);
+  const h = d.header;
+  show(el('h1', {}, 'Batch ', el('code', {}, `${name}-${partition} @ ${h.base_offset}`)),
+    link(`/topic/${name}/${partition}/batches?offset=${h.base_offset}`, '← batches'),
+    el('h2', {}, 'Header'),
+    el('dl', {class: 'facts', id: 'header'}, Object.entries(h).flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, String(v))])),
+    el('h2', {}, 'Records'),
+    d.records_error ? problem({message: d.records_error}) : null,
+    recordsTable(d.records, 'text'),
+    el('h2', {}, 'Byte map (strata dump-log --explain)'),
+    el('pre', {class: 'bytes', id: 'explain'}, d.explain));
+}
+
+// --- The message browser
+
+function render(v, mode) {
+  if (v === null) return el('span', {class: 'null'}, 'null');
+  if (mode === 'hex') {
+    const raw = atob(v.base64);
+    let out = '';
+    for (let i = 0; i < raw.length; i++) out += raw.charCodeAt(i).toString(16).padStart(2, '0') + (i % 16 === 15 ? '\n' : ' ');
+    return el('pre', {class: 'hex'}, out.trim());
+  }
+  if (v.text === null) return el('span', {class: 'binary'}, `(${v.size} bytes, binary)`);
+  if (mode === 'json') {
+    try { return el('pre', {class: 'json'}, JSON.stringify(JSON.parse(v.text), null, 2)); } catch (e) { /* not JSON */ }
+  }
+  return v.text + (v.cut ? ' …' : '');
+}
+
+function recordsTable(records, mode) {
+  return table([['Offset', r => r.offset, 'num'], ['Timestamp', r => time(r.timestamp)],
+    ['Key', r => render(r.key, mode)], ['Value', r => r.control ? `${r.control.type} marker` : render(r.value, mode)],
+    ['Headers', r => r.headers.map(h => el('div', {}, h.key + ': ', render(h.value, mode === 'hex' ? 'text' : mode)))]],
+  records, {id: 'records'});
+}
+
+function offsetForm(hash, offset) {
+  const input = el('input', {type: 'number', min: 0, name: 'offset', value: offset});
+  return el('form', {class: 'controls', onsubmit: e => { e.preventDefault(); location.hash = `#${hash}?offset=${input.value}`; }},
+    el('label', {}, 'From offset ', input), el('button', {type: 'submit'}, 'Go'));
+}
+
+async function messagesPage(name, partition, params) {
+  const q = new URLSearchParams();
+  const from = params.get('from') || 'oldest';
+  if (from === 'offset') q.set('offset', params.get('at') || '0');
+  else if (from === 'timestamp') q.set('timestamp', String(Date.parse(params.get('at') || '') || 0));
+  else q.set('from', from);
+  q.set('limit', params.get('limit') || '50');
+  if (params.get('filter')) q.set('filter', params.get('filter'));
+  const mode = params.get('view') || 'text';
+  const r = await api(`/topics/${name}/partitions/${partition}/messages?${q}`);
+  const field = (label, input) => el('label', {}, label, ' ', input);
+  const select = (n, options, value) => el('select', {name: n}, options.map(o => el('option', {value: o, selected: o === value}, o)));
+  const form = el('form', {class: 'controls', id: 'browse', onsubmit: e => {
+    e.preventDefault();
+    const f = new URLSearchParams(new FormData(form));
+    location.hash = `#/topic/${name}/${partition}/messages?${f}`;
+  }},
+  field('From', select('from', ['oldest', 'newest', 'offset', 'timestamp'], from)),
+  field('Offset or time', el('input', {name: 'at', value: params.get('at') || '', placeholder: '42 or 2026-12-06T10:00:00Z'})),
+  field('Limit', el('input', {name: 'limit', type: 'number', min: 1, max: 500, value: params.get('limit') || '50'})),
+  field('Filter', el('input', {name: 'filter', value: params.get('filter') || '', placeholder: 'in key, value or header'})),
+  field('View', select('view', ['text', 'json', 'hex'], mode)),
+  el('button', {type: 'submit'}, 'Show'));
+  show(el('h1', {}, 'Messages of ', el('code', {}, name + '-' + partition)), form,
+    el('p', {class: 'facts'}, `${r.records.length} records from offset ${r.from} (log start ${r.log_start_offset}, high watermark ${r.high_watermark}); stopped at ${r.end}`),
+    recordsTable(r.records, mode));
+}
+
+// --- Consumer groups
+
+async function groupsPage() {
+  const g = await api('/groups');
+  show(el('h1', {}, 'Consumer groups'),
+    table([['Group', x => link('/group/' + encodeURIComponent(x.group), x.group)], ['State', x => x.state],
+      ['Protocol type', x => x.protocol_type]], g.groups, {id: 'groups'}));
+}
+
+async function groupPage(id) {
+  const g = await api('/group?id=' + encodeURIComponent(id));
+  show(el('h1', {}, 'Group ', el('code', {}, id)),
+    el('dl', {class: 'facts'}, el('dt', {}, 'State'), el('dd', {}, g.state), el('dt', {}, 'Assignor'), el('dd', {}, g.protocol || '-'),
+      el('dt', {}, 'Members'), el('dd', {}, g.members.length), el('dt', {}, 'Total lag'), el('dd', {id: 'lag'}, g.lag)),
+    el('h2', {}, 'Members'),
+    table([['Member', m => m.member_id], ['Client', m => m.client_id], ['Host', m => m.host]], g.members, {id: 'members'}),
+    el('h2', {}, 'Offsets'),
+    table([['Topic', o => link('/topic/' + o.topic, o.topic)], ['Partition', o => o.partition, 'num'],
+      ['Committed', o => o.committed, 'num'], ['High watermark', o => o.high_watermark ?? '-', 'num'],
+      ['Lag', o => o.lag ?? '-', 'num']], g.offsets, {id: 'offsets'}));
+}
+
+// --- Routing
+
+const ROUTES = [
+  [/^\/?$/, () => clusterPage()],
+  [/^\/topics$/, () => topicsPage()],
+  [/^\/topic\/([A-Za-z0-9._-]+)$/, m => topicPage(m[1])],
+  [/^\/topic\/([A-Za-z0-9._-]+)\/(\d+)\/batches$/, (m, p) => batchesPage(m[1], m[2], p)],
+  [/^\/topic\/([A-Za-z0-9._-]+)\/(\d+)\/batch\/(\d+)$/, m => batchPage(m[1], m[2], m[3])],
+  [/^\/topic\/([A-Za-z0-9._-]+)\/(\d+)\/messages$/, (m, p) => messagesPage(m[1], m[2], p)],
+  [/^\/groups$/, () => groupsPage()],
+  [/^\/group\/(.+)$/, m => groupPage(decodeURIComponent(m[1]))],
+];
+
+async function route() {
+  const [path, query] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(query || '');
+  view.setAttribute('aria-busy', 'true');
+  try {
+    const found = ROUTES.find(([re]) => re.test(path));
+    if (!found) show(el('h1', {}, 'Not found'), link('/', 'the cluster'));
+    else await found[1](path.match(found[0]), params);
+  } catch (e) {
+    show(el('h1', {}, 'Cannot show this page'), problem(e));
+  } finally {
+    view.setAttribute('aria-busy', 'false');
+  }
+}
+
+window.addEventListener('hashchange', route);
+api('/settings').then(s => { document.getElementById('mode').textContent = s.read_only ? 'read-only' : ''; }).catch(() => {});
+route();

@@ -1,0 +1,169 @@
+#!/usr/bin/python3
+"""Issue 18: the web console's JSON API (docs/formats/console-api.md) on a real broker,
+with data written by confluent-kafka (librdkafka).
+
+One broker with metrics.listener. Written: 20 records with keys and headers (lz4), a
+binary value, a committed and an aborted transaction; a consumer group commits 15 of
+the 20. Checked through /api: the cluster and its broker, the topic list and a topic's
+partitions and configs; the batch inspector's list (codecs, producer ids and sequences,
+transactional batches, COMMIT and ABORT markers, CRCs valid, no gaps) and one batch
+opened (records, headers, the dump-log byte map); the message browser (oldest, newest,
+by offset, by timestamp, a filter, binary values, control records left out); the
+group's members and lag (5); errors (404 unknown topic, 400 bad partition, 404 no
+batch); strata.console.read.only shown; strata.console.enable=false serves /metrics
+alone. Usage: console_api.py PATH/TO/strata"""
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from strata_broker import StrataBroker, check, free_port  # noqa: E402
+
+TOPIC = "inspected"
+
+
+def get(port, path, status=200):
+    try:
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=20) as r:
+            code, body = r.status, r.read()
+    except urllib.error.HTTPError as e:
+        code, body = e.code, e.read()
+    check(code == status, "GET %s: status %d (want %d): %s" % (path, code, status, body[:300]))
+    return json.loads(body) if body[:1] in (b"{", b"[") else body
+
+
+def write(bootstrap):
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.create_topics([NewTopic(TOPIC, 2, 1)]).values():
+        f.result()
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "compression.type": "lz4",
+                  "linger.ms": 50})
+    for i in range(20):
+        p.produce(TOPIC, key=b"key-%d" % i, value=json.dumps({"n": i}).encode(), partition=0,
+                  headers=[("trace", b"t-%d" % i)])
+    p.produce(TOPIC, key=b"bin", value=b"\xff\x00\xfe", partition=0)
+    check(p.flush(20) == 0, "plain records written")
+    t = Producer({"bootstrap.servers": bootstrap, "transactional.id": "console-txn"})
+    t.init_transactions(20)
+    t.begin_transaction()
+    t.produce(TOPIC, key=b"kept", value=b"committed", partition=0)
+    t.commit_transaction(20)
+    t.begin_transaction()
+    t.produce(TOPIC, key=b"gone", value=b"aborted", partition=0)
+    check(t.flush(20) == 0, "the aborted record sent")  # else the abort drops it unsent
+    t.abort_transaction(20)
+
+
+def commit_group(bootstrap):
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "console-group", "enable.auto.commit": False})
+    c.commit(offsets=[TopicPartition(TOPIC, 0, 15)], asynchronous=False)
+    c.close()
+
+
+def check_batches(port):
+    b = get(port, "/api/topics/%s/partitions/0/batches" % TOPIC)
+    batches = b["batches"]
+    check(b["end"] in ("end", "partial"), "the list ends cleanly: %s" % b["end"])
+    check(all(x["crc_valid"] for x in batches), "every CRC valid")
+    check(all(x["gap"] == 0 for x in batches), "no gaps in an uncompacted log")
+    plain = [x for x in batches if not x["transactional"]]
+    check(plain and all(x["codec"] == "lz4" and x["producer_id"] >= 0 for x in plain),
+          "idempotent lz4 batches: %s" % plain)
+    check(sum(x["record_count"] for x in plain) == 21, "21 plain records")
+    check(plain[0]["base_sequence"] == 0 and plain[-1]["last_sequence"] == 20, "sequences 0..20")
+    markers = [x["marker"]["type"] for x in batches if x["control"]]
+    check(markers == ["COMMIT", "ABORT"], "a COMMIT then an ABORT marker: %s" % markers)
+    txn = [x for x in batches if x["transactional"] and not x["control"]]
+    check(len(txn) == 2, "two transactional data batches")
+    check(b["high_watermark"] == batches[-1]["last_offset"] + 1, "the list reaches the high watermark")
+    later = get(port, "/api/topics/%s/partitions/0/batches?offset=%d" % (TOPIC, txn[0]["base_offset"]))
+    check(later["batches"][0]["base_offset"] == txn[0]["base_offset"], "a list from an offset starts at its batch")
+
+    one = get(port, "/api/topics/%s/partitions/0/batches/3" % TOPIC)
+    check(one["header"]["base_offset"] <= 3 <= one["header"]["last_offset"], "the batch holding offset 3")
+    rec = next(r for r in one["records"] if r["offset"] == 3)
+    check(rec["key"]["text"] == "key-3" and json.loads(rec["value"]["text"]) == {"n": 3}, "record 3: %s" % rec)
+    check(rec["headers"] == [{"key": "trace", "value": {"size": 3, "text": "t-3", "base64": "dC0z"}}],
+          "record 3's header: %s" % rec["headers"])
+    check("baseOffset" in one["explain"] and "crc" in one["explain"], "the byte map: %s" % one["explain"][:200])
+    abort = next(x for x in batches if x["control"] and x["marker"]["type"] == "ABORT")
+    opened = get(port, "/api/topics/%s/partitions/0/batches/%d" % (TOPIC, abort["base_offset"]))
+    check(opened["records"][0]["control"]["type"] == "ABORT", "the marker opened")
+    get(port, "/api/topics/%s/partitions/0/batches/999999" % TOPIC, status=404)
+    return batches
+
+
+def check_messages(port, batches):
+    base = "/api/topics/%s/partitions/0/messages" % TOPIC
+    oldest = get(port, base + "?limit=5")
+    check([r["offset"] for r in oldest["records"]] == [0, 1, 2, 3, 4], "oldest five")
+    check(oldest["end"] == "limit", "stopped at the limit")
+    everything = get(port, base + "?limit=500")
+    values = [r["value"]["text"] if r["value"]["text"] is not None else r["value"]["base64"]
+              for r in everything["records"]]
+    check(len(values) == 23, "21 plain + 2 transactional records, no markers: %d" % len(values))
+    check("/wD+" in values, "the binary value as base64 (no text)")
+    check(everything["end"] == "high watermark", "read to the high watermark")
+    newest = get(port, base + "?from=newest&limit=3")
+    check(all(r["offset"] >= everything["high_watermark"] - 3 for r in newest["records"]), "newest three")
+    at = get(port, base + "?offset=10&limit=2")
+    check([r["offset"] for r in at["records"]] == [10, 11], "from offset 10")
+    ts = everything["records"][7]["timestamp"]
+    by_time = get(port, base + "?timestamp=%d&limit=1" % ts)
+    check(by_time["records"][0]["timestamp"] >= ts and by_time["records"][0]["offset"] <= 7, "by timestamp")
+    found = get(port, base + "?filter=t-17&limit=50")
+    check([r["offset"] for r in found["records"]] == [17], "the filter on a header: %s" % found["records"])
+    found = get(port, base + "?filter=%22n%22%3A%205&limit=50")
+    check([r["offset"] for r in found["records"]] == [5], "the filter on a value")
+
+
+def main():
+    metrics_port = free_port()
+    broker = StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % metrics_port,
+                                        "strata.console.read.only": "true"})
+    with broker:
+        write(broker.bootstrap)
+        commit_group(broker.bootstrap)
+        page = get(metrics_port, "/")
+        check(b"<title>Strata console</title>" in page, "the page at /")
+        check(b"function route" in get(metrics_port, "/console.js"), "its script")
+        check(get(metrics_port, "/api/settings") == {"read_only": True}, "read-only shown")
+        cluster = get(metrics_port, "/api/cluster")
+        check(len(cluster["brokers"]) == 1 and cluster["brokers"][0]["port"] == broker.port, "one broker: %s" % cluster)
+        check(cluster["cluster_id"] and cluster["controller"] == cluster["brokers"][0]["id"], "cluster id, controller")
+        topics = {t["name"]: t for t in get(metrics_port, "/api/topics")["topics"]}
+        check(topics[TOPIC]["partitions"] == 2 and topics[TOPIC]["replication_factor"] == 1, "the topic listed")
+        t = get(metrics_port, "/api/topics/" + TOPIC)
+        p0 = t["partitions"][0]
+        check(p0["log_start_offset"] == 0 and p0["high_watermark"] == 25, "partition 0: 21 + 2 records + 2 markers: %s" % p0)
+        check(any(c["name"] == "cleanup.policy" and c["value"] == "delete" for c in t["configs"]), "configs listed")
+        get(metrics_port, "/api/topics/nope", status=404)
+        get(metrics_port, "/api/topics/%s/partitions/x/batches" % TOPIC, status=404)  # not a route
+        get(metrics_port, "/api/topics/%s/partitions/7/batches" % TOPIC, status=502)  # no such partition
+        batches = check_batches(metrics_port)
+        check_messages(metrics_port, batches)
+        groups = get(metrics_port, "/api/groups")["groups"]
+        check(any(g["group"] == "console-group" for g in groups), "the group listed: %s" % groups)
+        g = get(metrics_port, "/api/group?id=console-group")
+        check(g["state"] == "Empty" and g["members"] == [], "an empty group: %s" % g)
+        check(g["offsets"] == [{"topic": TOPIC, "partition": 0, "committed": 15, "high_watermark": 25, "lag": 10}],
+              "its offsets and lag: %s" % g["offsets"])
+        check(g["lag"] == 10, "total lag")
+    off_port = free_port()
+    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % off_port,
+                                    "strata.console.enable": "false"}):
+        get(off_port, "/", status=404)
+        check(b"kafka_server" in get(off_port, "/metrics"), "/metrics still served")
+    print("console API: OK")
+
+
+if __name__ == "__main__":
+    main()
