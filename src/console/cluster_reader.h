@@ -74,12 +74,16 @@ class ClusterReader {
   Result<protocol::DescribeGroupsResponse::Group, std::string> describe_group(const std::string& group);
   Result<std::vector<GroupOffset>, std::string> group_offsets(const std::string& group);
 
+  // The connection to the broker it was given, and one to a group's coordinator (for
+  // cluster_admin.h's writes).
+  client::KafkaClient& bootstrap() { return bootstrap_; }
+  Result<client::KafkaClient*, std::string> coordinator(const std::string& group);
+
  private:
   explicit ClusterReader(client::KafkaClient bootstrap) : bootstrap_(std::move(bootstrap)) {}
   // A connection to broker `node` (as Metadata names it), made once per reader.
   Result<client::KafkaClient*, std::string> broker(const protocol::MetadataResponse& metadata, int32_t node);
   Result<client::KafkaClient*, std::string> at(const std::string& host, int32_t port);
-  Result<client::KafkaClient*, std::string> coordinator(const std::string& group);
   Result<client::KafkaClient*, std::string> leader_of(const protocol::MetadataResponse& metadata,
                                                       const std::string& topic, int32_t partition);
 

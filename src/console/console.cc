@@ -8,6 +8,7 @@
 
 #include "console/assets.h"
 #include "console/batch_json.h"
+#include "console/cluster_admin.h"
 #include "console/cluster_reader.h"
 #include "record/log_scanner.h"
 #include "record/validate.h"
@@ -270,7 +271,87 @@ class Api {
                 {"lag", total}};
   }
 
+  // --- Writes (cluster_admin.h); `body` is the request's JSON.
+
+  Answer<json> create(const json& body) const {
+    NewTopic t;
+    if (!body.contains("name") || !body["name"].is_string()) return fail(bad_request("name: a string"));
+    t.name = body["name"];
+    if (body.contains("partitions")) t.partitions = body["partitions"].get<int32_t>();
+    if (body.contains("replication_factor")) t.replication_factor = body["replication_factor"].get<int16_t>();
+    if (body.contains("configs")) {
+      for (const auto& [k, v] : body["configs"].items()) t.configs[k] = v.get<std::string>();
+    }
+    return run([&t](ClusterReader& c) { return create_topic(c, t); }, {{"created", t.name}});
+  }
+
+  Answer<json> remove(const std::string& name) const {
+    return run([&name](ClusterReader& c) { return delete_topic(c, name); }, {{"deleted", name}});
+  }
+
+  Answer<json> grow(const std::string& name, const json& body) const {
+    if (!body.contains("count") || !body["count"].is_number_integer()) return fail(bad_request("count: the new total"));
+    const auto count = body["count"].get<int32_t>();
+    return run([&](ClusterReader& c) { return add_partitions(c, name, count); }, {{"partitions", count}});
+  }
+
+  Answer<json> configure(const std::string& name, const json& body) const {
+    if (!body.contains("name") || !body["name"].is_string()) return fail(bad_request("name: the config's name"));
+    const std::string key = body["name"];
+    std::optional<std::string> value;
+    if (body.contains("value") && !body["value"].is_null()) value = body["value"].get<std::string>();
+    return run([&](ClusterReader& c) { return alter_topic_config(c, name, key, value); },
+               {{"config", key}, {"value", value ? json(*value) : json(nullptr)}});
+  }
+
+  Answer<json> forget(const std::string& group) const {
+    return run([&group](ClusterReader& c) { return delete_group(c, group); }, {{"deleted", group}});
+  }
+
+  // {"topic": T, "to": "earliest" | "latest" | offset, "partition": P (default: all)}.
+  Answer<json> reset(const std::string& group, const json& body) const {
+    if (!body.contains("topic") || !body["topic"].is_string()) return fail(bad_request("topic: a string"));
+    if (!body.contains("to")) return fail(bad_request("to: earliest, latest or an offset"));
+    const std::string topic = body["topic"];
+    auto c = reader();
+    if (!c) return fail(c.error());
+    auto m = c->metadata({topic});
+    if (!m) return fail(cluster_failure(m.error()));
+    if (m->topics.size() != 1 || m->topics[0].error_code != 0) return fail(Failure{404, "no topic " + topic});
+    auto marks = c->watermarks(*m);
+    std::vector<GroupOffset> offsets;
+    for (const auto& p : m->topics[0].partitions) {
+      if (body.contains("partition") && body["partition"] != p.partition_index) continue;
+      const Watermarks& w = marks[{topic, p.partition_index}];
+      if (w.error) return fail(cluster_failure(*w.error));
+      int64_t to = 0;
+      if (body["to"] == "earliest") {
+        to = w.log_start;
+      } else if (body["to"] == "latest") {
+        to = w.high;
+      } else if (body["to"].is_number_integer()) {
+        to = std::clamp(body["to"].get<int64_t>(), w.log_start, w.high);
+      } else {
+        return fail(bad_request("to: earliest, latest or an offset"));
+      }
+      offsets.push_back({topic, p.partition_index, to});
+    }
+    if (offsets.empty()) return fail(bad_request("no such partition"));
+    if (auto done = commit_offsets(*c, group, offsets); !done) return fail(cluster_failure(done.error()));
+    json out = json::array();
+    for (const auto& o : offsets) out.push_back({{"topic", o.topic}, {"partition", o.partition}, {"offset", o.committed}});
+    return json{{"group", group}, {"offsets", std::move(out)}};
+  }
+
  private:
+  template <class F>
+  Answer<json> run(F&& write, json done) const {
+    auto c = reader();
+    if (!c) return fail(c.error());
+    if (auto r = write(*c); !r) return fail(cluster_failure(r.error()));
+    return done;
+  }
+
   static bool contains(const json& v, const std::string& needle) {
     return v.is_object() && v["text"].is_string() && v["text"].get<std::string>().find(needle) != std::string::npos;
   }
@@ -300,6 +381,38 @@ std::optional<int32_t> partition_of(const httplib::Request& req) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), p);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return p;
+}
+
+// Writes are refused in read-only mode, and from other sites: a write must come as JSON
+// (which a cross-site form cannot send without the browser asking first, a question this
+// server never answers) and, when the browser names its origin, from this very host.
+std::optional<Failure> refused(const httplib::Request& req, const ConsoleSettings& settings, bool with_body) {
+  if (settings.read_only) return Failure{403, "the console is read-only (strata.console.read.only=true)"};
+  if (with_body && req.get_header_value("Content-Type").rfind("application/json", 0) != 0) {
+    return Failure{415, "a write is sent as application/json"};
+  }
+  const std::string origin = req.get_header_value("Origin");
+  if (!origin.empty() && origin != "http://" + req.get_header_value("Host")) {
+    return Failure{403, "a write from another site (" + origin + ") is refused"};
+  }
+  return std::nullopt;
+}
+
+// Runs `write(body)` unless the request is refused or its body is not a JSON object.
+template <class F>
+void write_route(const httplib::Request& req, httplib::Response& res, const ConsoleSettings& settings, bool with_body,
+                 F&& write) {
+  if (auto no = refused(req, settings, with_body)) return answer(res, fail(*no));
+  json body = json::object();
+  if (with_body) {
+    body = json::parse(req.body, nullptr, false);
+    if (!body.is_object()) return answer(res, fail(bad_request("the body is not a JSON object")));
+  }
+  try {
+    answer(res, write(body));
+  } catch (const json::exception& e) {  // a field of the wrong type
+    answer(res, fail(bad_request(std::string("bad field: ") + e.what())));
+  }
 }
 
 }  // namespace
@@ -344,6 +457,30 @@ void install_console(httplib::Server& server, ConsoleTarget target, ConsoleSetti
                answer(res, api->messages(req.matches[1], *p, req));
              });
   server.Get("/api/groups", [api](const httplib::Request&, httplib::Response& res) { answer(res, api->groups()); });
+  server.Post("/api/topics", [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, true, [&](const json& b) { return api->create(b); });
+  });
+  server.Delete("/api/topics/" + kTopic, [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, false, [&](const json&) { return api->remove(req.matches[1]); });
+  });
+  server.Post("/api/topics/" + kTopic + "/partitions", [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, true, [&](const json& b) { return api->grow(req.matches[1], b); });
+  });
+  server.Post("/api/topics/" + kTopic + "/configs", [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, true, [&](const json& b) { return api->configure(req.matches[1], b); });
+  });
+  server.Delete("/api/group", [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, false, [&](const json&) -> Answer<json> {
+      if (!req.has_param("id")) return fail(bad_request("no id"));
+      return api->forget(req.get_param_value("id"));
+    });
+  });
+  server.Post("/api/group/offsets", [api, settings](const httplib::Request& req, httplib::Response& res) {
+    write_route(req, res, settings, true, [&](const json& b) -> Answer<json> {
+      if (!req.has_param("id")) return fail(bad_request("no id"));
+      return api->reset(req.get_param_value("id"), b);
+    });
+  });
   // /api/group?id=G: a group id may hold any character, so it is a parameter.
   server.Get("/api/group", [api](const httplib::Request& req, httplib::Response& res) {
     if (!req.has_param("id")) return answer(res, fail(bad_request("no id")));

@@ -9,9 +9,11 @@ partitions and configs; the batch inspector's list (codecs, producer ids and seq
 transactional batches, COMMIT and ABORT markers, CRCs valid, no gaps) and one batch
 opened (records, headers, the dump-log byte map); the message browser (oldest, newest,
 by offset, by timestamp, a filter, binary values, control records left out); the
-group's members and lag (5); errors (404 unknown topic, 400 bad partition, 404 no
-batch); strata.console.read.only shown; strata.console.enable=false serves /metrics
-alone. Usage: console_api.py PATH/TO/strata"""
+group's members and lag (10); errors (404 unknown topic, 502 no such partition, 404 no
+batch); strata.console.read.only shown and writes refused (403). On a writable console:
+a topic created, grown, its config set and removed, a group's offsets reset (earliest,
+an offset) and the group deleted, the topic deleted; a write from another origin (403)
+or not sent as JSON (415) refused. strata.console.enable=false serves /metrics alone. Usage: console_api.py PATH/TO/strata"""
 import json
 import os
 import sys
@@ -30,13 +32,19 @@ from strata_broker import StrataBroker, check, free_port  # noqa: E402
 TOPIC = "inspected"
 
 
-def get(port, path, status=200):
+def get(port, path, status=200, method="GET", body=None, headers=None):
+    data = None
+    headers = dict(headers or {})
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers.setdefault("Content-Type", "application/json")
+    request = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=20) as r:
+        with urllib.request.urlopen(request, timeout=40) as r:
             code, body = r.status, r.read()
     except urllib.error.HTTPError as e:
         code, body = e.code, e.read()
-    check(code == status, "GET %s: status %d (want %d): %s" % (path, code, status, body[:300]))
+    check(code == status, "%s %s: status %d (want %d): %s" % (method, path, code, status, body[:300]))
     return json.loads(body) if body[:1] in (b"{", b"[") else body
 
 
@@ -125,6 +133,48 @@ def check_messages(port, batches):
     check([r["offset"] for r in found["records"]] == [5], "the filter on a value")
 
 
+def check_writes(port, bootstrap):
+    """Topic and group changes through a writable console, and the refusals."""
+    get(port, "/api/topics", method="POST", body={"name": "made", "partitions": 3, "replication_factor": 1})
+    get(port, "/api/topics", method="POST", body={"name": "made", "partitions": 3}, status=502)  # TOPIC_ALREADY_EXISTS
+    get(port, "/api/topics", method="POST", body={"partitions": 3}, status=400)
+    get(port, "/api/topics", method="POST", body=b"{not json", status=400)
+    get(port, "/api/topics", method="POST", body=b'{"name": "x"}', headers={"Content-Type": "text/plain"}, status=415)
+    get(port, "/api/topics", method="POST", body={"name": "evil"}, headers={"Origin": "http://evil.example"}, status=403)
+    get(port, "/api/topics/made", method="DELETE", headers={"Origin": "http://evil.example"}, status=403)
+    check(len(get(port, "/api/topics/made")["partitions"]) == 3, "created with 3 partitions")
+    get(port, "/api/topics/made/partitions", method="POST", body={"count": 4})
+    check(len(get(port, "/api/topics/made")["partitions"]) == 4, "grown to 4")
+    get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": "3600000"})
+    conf = {c["name"]: c for c in get(port, "/api/topics/made")["configs"]}
+    check(conf["retention.ms"]["value"] == "3600000" and conf["retention.ms"]["source"] == 1, "the override set")
+    get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": None})
+    conf = {c["name"]: c for c in get(port, "/api/topics/made")["configs"]}
+    check(conf["retention.ms"]["value"] == "604800000" and conf["retention.ms"]["source"] != 1, "the override removed")
+    get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": "soon"}, status=502)
+    p = Producer({"bootstrap.servers": bootstrap})
+    for i in range(8):
+        p.produce("made", value=b"%d" % i, partition=1)
+    check(p.flush(20) == 0, "records in made-1")
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "resettable", "enable.auto.commit": False})
+    c.commit(offsets=[TopicPartition("made", 1, 6)], asynchronous=False)
+    c.close()
+    r = get(port, "/api/group/offsets?id=resettable", method="POST", body={"topic": "made", "partition": 1, "to": "earliest"})
+    check(r["offsets"] == [{"topic": "made", "partition": 1, "offset": 0}], "reset to earliest: %s" % r)
+    g = get(port, "/api/group?id=resettable")
+    check(g["lag"] == 8, "the lag after the reset: %s" % g)
+    get(port, "/api/group/offsets?id=resettable", method="POST", body={"topic": "made", "partition": 1, "to": 5})
+    check(get(port, "/api/group?id=resettable")["offsets"][0]["committed"] == 5, "reset to offset 5")
+    get(port, "/api/group/offsets?id=resettable", method="POST", body={"topic": "made", "to": "sideways"}, status=400)
+    get(port, "/api/group?id=resettable", method="DELETE")
+    check(all(x["group"] != "resettable" for x in get(port, "/api/groups")["groups"]), "the group deleted")
+    get(port, "/api/topics/made", method="DELETE")
+    deadline = time.time() + 10
+    while time.time() < deadline and any(t["name"] == "made" for t in get(port, "/api/topics")["topics"]):
+        time.sleep(0.2)
+    get(port, "/api/topics/made", status=404)
+
+
 def main():
     metrics_port = free_port()
     broker = StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % metrics_port,
@@ -157,6 +207,12 @@ def main():
         check(g["offsets"] == [{"topic": TOPIC, "partition": 0, "committed": 15, "high_watermark": 25, "lag": 10}],
               "its offsets and lag: %s" % g["offsets"])
         check(g["lag"] == 10, "total lag")
+        get(metrics_port, "/api/topics", method="POST", body={"name": "x"}, status=403)  # read-only
+        get(metrics_port, "/api/topics/" + TOPIC, method="DELETE", status=403)
+    writable_port = free_port()
+    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % writable_port}) as writable:
+        check(get(writable_port, "/api/settings") == {"read_only": False}, "writable")
+        check_writes(writable_port, writable.bootstrap)
     off_port = free_port()
     with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % off_port,
                                     "strata.console.enable": "false"}):

@@ -19,8 +19,7 @@ def main():
     port = free_port()
     shots = os.environ.get("STRATA_CONSOLE_SHOTS") or tempfile.mkdtemp(prefix="strata-console-")
     os.makedirs(shots, exist_ok=True)
-    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % port,
-                                    "strata.console.read.only": "true"}) as broker:
+    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % port}) as broker:
         write(broker.bootstrap)
         commit_group(broker.bootstrap)
         p = subprocess.run(["node", os.path.join(HERE, "js", "console_browser.js"), "http://127.0.0.1:%d" % port,

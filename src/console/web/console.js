@@ -36,6 +36,39 @@ async function api(path) {
   return body;
 }
 
+// A write: JSON in, JSON out; refused writes throw with the server's reason.
+async function send(method, path, body) {
+  const res = await fetch('/api' + path, {method, headers: {'Content-Type': 'application/json', Accept: 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body)});
+  const answer = await res.json().catch(() => ({error: res.status + ' ' + res.statusText}));
+  if (!res.ok) throw new Error(answer.error || res.statusText);
+  return answer;
+}
+
+let settings = {read_only: true};  // until /api/settings says otherwise
+
+// A form whose submit runs `action(values)`, then `after()`; failures shown beside it.
+function actionForm(id, title, fields, action, after) {
+  if (settings.read_only) return null;
+  const status = el('span', {class: 'status', role: 'status'});
+  const form = el('form', {class: 'controls', id, onsubmit: async e => {
+    e.preventDefault();
+    status.textContent = '';
+    status.className = 'status';
+    try {
+      await action(Object.fromEntries(new FormData(form)));
+      await after();
+    } catch (err) {
+      status.textContent = err.message;
+      status.className = 'status error';
+    }
+  }}, el('strong', {}, title), fields.map(([label, input]) => el('label', {}, label, ' ', input)),
+  el('button', {type: 'submit'}, title), status);
+  return form;
+}
+
+function input(name, attrs) { return el('input', Object.assign({name}, attrs || {})); }
+
 function show(...nodes) { view.replaceChildren(...nodes); }
 function problem(e) { return el('p', {class: 'error', role: 'alert'}, String(e.message || e)); }
 function time(ms) { return ms >= 0 ? new Date(Number(ms)).toISOString().replace('T', ' ').replace('Z', '') : '-'; }
@@ -56,6 +89,11 @@ async function clusterPage() {
 async function topicsPage() {
   const t = await api('/topics');
   show(el('h1', {}, 'Topics'),
+    actionForm('create-topic', 'Create topic', [['Name', input('name', {required: true, pattern: '[A-Za-z0-9._-]+'})],
+      ['Partitions', input('partitions', {type: 'number', min: 1, value: 1})],
+      ['Replication factor', input('replication_factor', {type: 'number', min: 1, value: 1})]],
+    v => send('POST', '/topics', {name: v.name, partitions: Number(v.partitions), replication_factor: Number(v.replication_factor)}),
+    topicsPage),
     table([['Name', x => link('/topic/' + x.name, x.name)], ['Partitions', x => x.partitions, 'num'],
       ['Replication', x => x.replication_factor, 'num'], ['Records', x => x.records, 'num'],
       ['Under-replicated', x => x.under_replicated, 'num'], ['Leaderless', x => x.leaderless, 'num'],
@@ -73,10 +111,20 @@ async function topicPage(name) {
       ['Records', x => x.high_watermark - x.log_start_offset, 'num'],
       ['', x => el('span', {}, link('/topic/' + name + '/' + x.partition + '/batches', 'batches'), ' ',
         link('/topic/' + name + '/' + x.partition + '/messages', 'messages'))]], p, {id: 'partitions'}),
+    actionForm('add-partitions', 'Add partitions', [['New total', input('count', {type: 'number', min: p.length + 1, value: p.length + 1})]],
+      v => send('POST', `/topics/${name}/partitions`, {count: Number(v.count)}), () => topicPage(name)),
     el('h2', {}, 'Configs'),
+    actionForm('alter-config', 'Set config', [['Name', input('name', {required: true, placeholder: 'retention.ms'})],
+      ['Value (empty: remove the override)', input('value')]],
+    v => send('POST', `/topics/${name}/configs`, {name: v.name, value: v.value === '' ? null : v.value}), () => topicPage(name)),
     t.configs_error ? problem({message: t.configs_error}) :
       table([['Name', x => x.name], ['Value', x => x.sensitive ? '(sensitive)' : (x.value === null ? 'null' : x.value)],
-        ['Source', x => SOURCES[x.source] || x.source]], t.configs, {id: 'configs'}));
+        ['Source', x => SOURCES[x.source] || x.source]], t.configs, {id: 'configs'}),
+    actionForm('delete-topic', 'Delete topic', [['Type the name to confirm', input('confirm', {required: true})]],
+      v => {
+        if (v.confirm !== name) throw new Error('the name does not match');
+        return send('DELETE', '/topics/' + name);
+      }, () => { location.hash = '#/topics'; }));
 }
 
 const SOURCES = {1: 'topic', 2: 'broker (dynamic)', 3: 'cluster default (dynamic)', 4: 'broker (static)', 5: 'default', 6: 'logger'};
@@ -195,7 +243,14 @@ async function groupPage(id) {
     el('h2', {}, 'Offsets'),
     table([['Topic', o => link('/topic/' + o.topic, o.topic)], ['Partition', o => o.partition, 'num'],
       ['Committed', o => o.committed, 'num'], ['High watermark', o => o.high_watermark ?? '-', 'num'],
-      ['Lag', o => o.lag ?? '-', 'num']], g.offsets, {id: 'offsets'}));
+      ['Lag', o => o.lag ?? '-', 'num']], g.offsets, {id: 'offsets'}),
+    actionForm('reset-offsets', 'Reset offsets', [['Topic', input('topic', {required: true, value: g.offsets[0]?.topic || ''})],
+      ['To', el('select', {name: 'to'}, ['earliest', 'latest', 'offset'].map(o => el('option', {value: o}, o)))],
+      ['Offset', input('offset', {type: 'number', min: 0})]],
+    v => send('POST', '/group/offsets?id=' + encodeURIComponent(id), {topic: v.topic, to: v.to === 'offset' ? Number(v.offset) : v.to}),
+    () => groupPage(id)),
+    actionForm('delete-group', 'Delete group', [],
+      () => send('DELETE', '/group?id=' + encodeURIComponent(id)), () => { location.hash = '#/groups'; }));
 }
 
 // --- Routing
@@ -227,5 +282,7 @@ async function route() {
 }
 
 window.addEventListener('hashchange', route);
-api('/settings').then(s => { document.getElementById('mode').textContent = s.read_only ? 'read-only' : ''; }).catch(() => {});
-route();
+api('/settings').then(s => { settings = s; }).catch(() => {}).finally(() => {
+  document.getElementById('mode').textContent = settings.read_only ? 'read-only' : '';
+  route();
+});

@@ -2,9 +2,9 @@
 // playwright-core (no browser download). Run by tests/compat/console_browser.py against
 // a broker holding the data console_api.py writes:
 //   node console_browser.js http://127.0.0.1:PORT TOPIC GROUP SCREENSHOT_DIR
-// Clicks from the cluster page to a topic, its batches, one batch opened (header,
-// records, byte map), the message browser with a filter and the hex view, and the
-// group's lag. Exits 1 with the failing step (and a screenshot) on any mismatch.
+// Clicks from the cluster page to the topics (creating one through its form), a topic,
+// its batches, one batch opened (header, records, byte map), the message browser with a
+// filter and the hex view, and the group's lag, reset to the earliest offsets by its form. Exits 1 with the failing step (and a screenshot) on any mismatch.
 'use strict';
 
 const {chromium} = require('playwright-core');
@@ -36,10 +36,19 @@ async function main() {
     await page.waitForSelector('#brokers tbody tr');
     check((await text(page, '#cluster-id')).length > 0, 'the cluster page names the cluster');
     check((await page.locator('#brokers tbody tr').count()) === 1, 'one broker listed');
-    check((await text(page, '#mode')) === 'read-only', 'read-only mode shown');
+    check((await text(page, '#mode')) === '', 'not read-only');
 
     await page.click('header nav a[href="#/topics"]');
     await page.waitForSelector('#topics');
+    await page.fill('#create-topic input[name=name]', 'from-browser');
+    await page.fill('#create-topic input[name=partitions]', '3');
+    await page.click('#create-topic button[type=submit]');
+    await page.waitForSelector('#topics a[href="#/topic/from-browser"]');
+    check(true, 'a topic created through the form is listed');
+    await page.fill('#create-topic input[name=name]', 'from-browser');
+    await page.click('#create-topic button[type=submit]');
+    await page.waitForSelector('#create-topic .status.error');
+    check((await text(page, '#create-topic .status')).includes('TOPIC_ALREADY_EXISTS'), 'a second one is refused, with Kafka\'s error');
     await page.click(`#topics a[href="#/topic/${topic}"]`);
     await page.waitForSelector('#partitions tbody tr');
     check((await page.locator('#partitions tbody tr').count()) === 2, 'the topic\'s two partitions');
@@ -74,6 +83,11 @@ async function main() {
     await page.click(`#groups a[href="#/group/${encodeURIComponent(group)}"]`);
     await page.waitForSelector('#offsets tbody tr');
     check((await text(page, '#lag')) === '10', 'the group\'s lag');
+    await page.fill('#reset-offsets input[name=topic]', topic);
+    await page.selectOption('#reset-offsets select[name=to]', 'earliest');
+    await page.click('#reset-offsets button[type=submit]');
+    await page.waitForFunction(() => document.getElementById('lag') && document.getElementById('lag').textContent === '25');
+    check(true, 'reset to the earliest offsets: lag 25');
 
     await page.goto(`${base}/#/topic/no-such-topic`);
     await page.waitForSelector('.error');
