@@ -185,6 +185,9 @@ def main():
         page = get(metrics_port, "/")
         check(b"<title>Strata console</title>" in page, "the page at /")
         check(b"function route" in get(metrics_port, "/console.js"), "its script")
+        for path, kind in (("/", "text/html"), ("/console.js", "text/javascript"), ("/console.css", "text/css")):
+            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (metrics_port, path), timeout=10) as r:
+                check(r.headers["Content-Type"] == kind + "; charset=utf-8", "%s served as %s" % (path, kind))
         check(get(metrics_port, "/api/settings") == {"read_only": True}, "read-only shown")
         cluster = get(metrics_port, "/api/cluster")
         check(len(cluster["brokers"]) == 1 and cluster["brokers"][0]["port"] == broker.port, "one broker: %s" % cluster)

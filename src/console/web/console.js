@@ -69,7 +69,7 @@ function actionForm(id, title, fields, action, after) {
 
 function input(name, attrs) { return el('input', Object.assign({name}, attrs || {})); }
 
-function show(...nodes) { view.replaceChildren(...nodes); }
+function show(...nodes) { view.replaceChildren(...nodes.filter(n => n !== null && n !== undefined && n !== '')); }
 function problem(e) { return el('p', {class: 'error', role: 'alert'}, String(e.message || e)); }
 function time(ms) { return ms >= 0 ? new Date(Number(ms)).toISOString().replace('T', ' ').replace('Z', '') : '-'; }
 
