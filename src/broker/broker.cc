@@ -14,6 +14,7 @@
 #include "broker/group_log.h"
 #include "broker/kafka_metrics.h"
 #include "broker/admin_server.h"
+#include "broker/inter_broker_security.h"
 #include "broker/metrics.h"
 #include "broker/replica_fetcher.h"
 #include "broker/txn_log.h"
@@ -140,7 +141,13 @@ Result<void, std::string> Broker::start() {
     }
     if (admin_routes_) {
       const cluster::Endpoint self = advertised_endpoints().front();  // the inter-broker listener
-      admin_routes_(metrics_->http(), AdminTarget{fmt::format("{}:{}", self.host, self.port), inter_broker_security_});
+      auto security = inter_broker_security_;
+      if (!in_cluster()) {  // a single node has no peers, but the console is a client of it
+        auto inter = inter_broker_client_security(config_.security);
+        if (inter) security = std::move(*inter);
+        else spdlog::warn("web console: cannot be a client of listener {}: {}", self.listener, inter.error());
+      }
+      admin_routes_(metrics_->http(), AdminTarget{fmt::format("{}:{}", self.host, self.port), std::move(security)});
     }
   }
   if (auto secured = start_security(); !secured) return fail(secured.error());

@@ -37,12 +37,15 @@ const MetadataResponse::Partition* find_partition(const MetadataResponse& m, con
 
 }  // namespace
 
-Result<ClusterReader, std::string> ClusterReader::connect(const std::string& bootstrap,
-                                                          const client::ConnectOptions& options) {
+Result<ClusterReader, client::ClientError> ClusterReader::connect(const std::string& bootstrap,
+                                                                  const client::ConnectOptions& options) {
   auto at = client::parse_host_port(bootstrap);
-  if (!at) return fail(at.error());
+  if (!at) return fail(client::ClientError{client::ClientError::Kind::kNetwork, at.error()});
   auto c = client::KafkaClient::connect(*at, options);
-  if (!c) return fail(fmt::format("cannot reach the cluster at {}: {}", bootstrap, text(c.error())));
+  if (!c) {
+    return fail(client::ClientError{c.error().kind,
+                                    fmt::format("cannot reach the cluster at {}: {}", bootstrap, text(c.error()))});
+  }
   return ClusterReader(std::move(*c));
 }
 

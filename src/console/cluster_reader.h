@@ -49,8 +49,9 @@ struct GroupOffset {
 class ClusterReader {
  public:
   // Connects to `bootstrap` ("host:port") as `options` says.
-  static Result<ClusterReader, std::string> connect(const std::string& bootstrap,
-                                                    const client::ConnectOptions& options);
+  // ClientError::Kind::kAuthentication when the cluster refused the login.
+  static Result<ClusterReader, client::ClientError> connect(const std::string& bootstrap,
+                                                            const client::ConnectOptions& options);
 
   // The brokers and the named topics (none: the brokers only); never creates a topic.
   Result<protocol::MetadataResponse, std::string> metadata(const std::vector<std::string>& topics);

@@ -188,7 +188,7 @@ def main():
         for path, kind in (("/", "text/html"), ("/console.js", "text/javascript"), ("/console.css", "text/css")):
             with urllib.request.urlopen("http://127.0.0.1:%d%s" % (metrics_port, path), timeout=10) as r:
                 check(r.headers["Content-Type"] == kind + "; charset=utf-8", "%s served as %s" % (path, kind))
-        check(get(metrics_port, "/api/settings") == {"read_only": True}, "read-only shown")
+        check(get(metrics_port, "/api/settings") == {"read_only": True, "login": False}, "read-only shown")
         cluster = get(metrics_port, "/api/cluster")
         check(len(cluster["brokers"]) == 1 and cluster["brokers"][0]["port"] == broker.port, "one broker: %s" % cluster)
         check(cluster["cluster_id"] and cluster["controller"] == cluster["brokers"][0]["id"], "cluster id, controller")
@@ -214,7 +214,7 @@ def main():
         get(metrics_port, "/api/topics/" + TOPIC, method="DELETE", status=403)
     writable_port = free_port()
     with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % writable_port}) as writable:
-        check(get(writable_port, "/api/settings") == {"read_only": False}, "writable")
+        check(get(writable_port, "/api/settings") == {"read_only": False, "login": False}, "writable")
         check_writes(writable_port, writable.bootstrap)
     off_port = free_port()
     with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % off_port,
