@@ -76,10 +76,11 @@ Answer<json> topics(ClusterReader& c) {
   for (const auto& t : m->topics) {
     if (!t.name) continue;
     int64_t records = 0;
+    int64_t high_watermarks = 0;  // their sum grows by what is written: the charts' throughput
     size_t leaderless = 0, under_replicated = 0;
     for (const auto& p : t.partitions) {
       const Watermarks& w = marks[{*t.name, p.partition_index}];
-      if (!w.error) records += w.high - w.log_start;
+      if (!w.error) records += w.high - w.log_start, high_watermarks += w.high;
       if (p.leader_id < 0) ++leaderless;
       if (p.isr_nodes.size() < p.replica_nodes.size()) ++under_replicated;
     }
@@ -88,6 +89,7 @@ Answer<json> topics(ClusterReader& c) {
                    {"partitions", t.partitions.size()},
                    {"replication_factor", t.partitions.empty() ? 0 : t.partitions[0].replica_nodes.size()},
                    {"records", records},
+                   {"high_watermarks", high_watermarks},
                    {"leaderless", leaderless},
                    {"under_replicated", under_replicated}});
   }

@@ -73,6 +73,80 @@ function show(...nodes) { view.replaceChildren(...nodes.filter(n => n !== null &
 function problem(e) { return el('p', {class: 'error', role: 'alert'}, String(e.message || e)); }
 function time(ms) { return ms >= 0 ? new Date(Number(ms)).toISOString().replace('T', ' ').replace('Z', '') : '-'; }
 
+// --- Live charts: a page polls every POLL_MS while it is shown (route() stops it).
+
+const POLL_MS = 2000;
+const CHART_POINTS = 90;  // three minutes
+let poller = null;
+
+function poll(every, tick) {
+  clearInterval(poller);
+  poller = setInterval(() => tick().catch(() => {}), every);
+}
+
+// An SVG line chart of named series, each [[time ms, value]...]; redrawn by draw().
+class LiveChart {
+  constructor(id, title, unit) {
+    this.series = new Map();
+    this.unit = unit;
+    this.svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    this.svg.setAttribute('viewBox', '0 0 640 180');
+    this.svg.setAttribute('class', 'chart');
+    this.legend = el('div', {class: 'legend'});
+    this.node = el('figure', {id}, el('figcaption', {}, title), this.svg, this.legend);
+  }
+
+  add(name, time, value) {
+    const points = this.series.get(name) || [];
+    points.push([time, value]);
+    while (points.length > CHART_POINTS) points.shift();
+    this.series.set(name, points);
+  }
+
+  draw() {
+    const ns = 'http://www.w3.org/2000/svg';
+    const all = [...this.series.values()].flat();
+    if (!all.length) return;
+    const t0 = Math.min(...all.map(p => p[0])), t1 = Math.max(...all.map(p => p[0]), t0 + 1);
+    const top = Math.max(1, ...all.map(p => p[1]));
+    const x = t => 40 + (t - t0) / (t1 - t0) * 590, y = v => 165 - v / top * 150;
+    this.svg.replaceChildren();
+    const text = (tx, ty, s) => { const e = document.createElementNS(ns, 'text'); e.setAttribute('x', tx); e.setAttribute('y', ty); e.textContent = s; return e; };
+    this.svg.append(text(2, 18, fmt(top)), text(2, 168, '0'));
+    this.legend.replaceChildren();
+    let i = 0;
+    for (const [name, points] of this.series) {
+      const line = document.createElementNS(ns, 'polyline');
+      line.setAttribute('points', points.map(p => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(' '));
+      line.setAttribute('class', 'series s' + (i % 6));
+      this.svg.append(line);
+      const last = points[points.length - 1][1];
+      this.legend.append(el('span', {class: 'key s' + (i % 6)}, `${name}: ${fmt(last)} ${this.unit}`));
+      i++;
+    }
+  }
+}
+
+function fmt(v) { return v >= 1e6 ? (v / 1e6).toFixed(1) + 'M' : v >= 1e4 ? (v / 1e3).toFixed(1) + 'k' : String(Math.round(v)); }
+
+// Records per second into each topic, from the growth of its high watermarks.
+function throughputChart(first) {
+  const chart = new LiveChart('throughput', 'Records in per second (live)', 'records/s');
+  let before = new Map(first.topics.map(t => [t.name, t.high_watermarks])), at = Date.now();
+  poll(POLL_MS, async () => {
+    const t = await api('/topics');
+    const now = Date.now();
+    for (const topic of t.topics) {
+      if (topic.internal || !before.has(topic.name)) continue;
+      chart.add(topic.name, now, Math.max(0, topic.high_watermarks - before.get(topic.name)) * 1000 / (now - at));
+    }
+    before = new Map(t.topics.map(x => [x.name, x.high_watermarks]));
+    at = now;
+    chart.draw();
+  });
+  return chart.node;
+}
+
 // --- Cluster and topics
 
 async function clusterPage() {
@@ -83,7 +157,8 @@ async function clusterPage() {
       el('dt', {}, 'Topics'), el('dd', {}, t.topics.length)),
     el('h2', {}, 'Brokers'),
     table([['Id', b => b.id, 'num'], ['Host', b => b.host], ['Port', b => b.port, 'num'], ['Rack', b => b.rack || '-'],
-      ['Role', b => b.id === c.controller ? 'controller' : '']], c.brokers, {id: 'brokers'}));
+      ['Role', b => b.id === c.controller ? 'controller' : '']], c.brokers, {id: 'brokers'}),
+    throughputChart(t));
 }
 
 async function topicsPage() {
@@ -244,6 +319,7 @@ async function groupPage(id) {
     table([['Topic', o => link('/topic/' + o.topic, o.topic)], ['Partition', o => o.partition, 'num'],
       ['Committed', o => o.committed, 'num'], ['High watermark', o => o.high_watermark ?? '-', 'num'],
       ['Lag', o => o.lag ?? '-', 'num']], g.offsets, {id: 'offsets'}),
+    lagChart(id, g),
     actionForm('reset-offsets', 'Reset offsets', [['Topic', input('topic', {required: true, value: g.offsets[0]?.topic || ''})],
       ['To', el('select', {name: 'to'}, ['earliest', 'latest', 'offset'].map(o => el('option', {value: o}, o)))],
       ['Offset', input('offset', {type: 'number', min: 0})]],
@@ -251,6 +327,19 @@ async function groupPage(id) {
     () => groupPage(id)),
     actionForm('delete-group', 'Delete group', [],
       () => send('DELETE', '/group?id=' + encodeURIComponent(id)), () => { location.hash = '#/groups'; }));
+}
+
+// The group's total lag, live.
+function lagChart(id, first) {
+  const chart = new LiveChart('lag-chart', 'Lag (live)', 'records');
+  chart.add('lag', Date.now(), first.lag);
+  poll(POLL_MS, async () => {
+    const g = await api('/group?id=' + encodeURIComponent(id));
+    chart.add('lag', Date.now(), g.lag);
+    document.getElementById('lag').textContent = g.lag;
+    chart.draw();
+  });
+  return chart.node;
 }
 
 // --- Routing
@@ -269,6 +358,7 @@ const ROUTES = [
 async function route() {
   const [path, query] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query || '');
+  clearInterval(poller);
   view.setAttribute('aria-busy', 'true');
   try {
     const found = ROUTES.find(([re]) => re.test(path));

@@ -37,6 +37,9 @@ async function main() {
     check((await text(page, '#cluster-id')).length > 0, 'the cluster page names the cluster');
     check((await page.locator('#brokers tbody tr').count()) === 1, 'one broker listed');
     check((await text(page, '#mode')) === '', 'not read-only');
+    await page.waitForFunction(() => /busy: [1-9]/.test(document.querySelector('#throughput .legend')?.textContent || ''),
+      null, {timeout: 20000});
+    check((await page.locator('#throughput polyline').count()) >= 1, 'the live chart draws the busy topic\'s records/s');
 
     await page.click('header nav a[href="#/topics"]');
     await page.waitForSelector('#topics');
@@ -83,6 +86,8 @@ async function main() {
     await page.click(`#groups a[href="#/group/${encodeURIComponent(group)}"]`);
     await page.waitForSelector('#offsets tbody tr');
     check((await text(page, '#lag')) === '10', 'the group\'s lag');
+    await page.waitForSelector('#lag-chart polyline', {state: 'attached'});  // a flat line has no height
+    check(true, 'and its live lag chart');
     await page.fill('#reset-offsets input[name=topic]', topic);
     await page.selectOption('#reset-offsets select[name=to]', 'earliest');
     await page.click('#reset-offsets button[type=submit]');
