@@ -1,0 +1,75 @@
+"""Issue 18 on issue 14: the web console of one broker shows the whole cluster. 3 brokers
+on 1 etcd; broker 1 has the admin listener. A 6-partition topic (replication factor 1, so
+each partition lives on one broker only) gets 10 records per partition from
+confluent-kafka; a group commits 4 per partition through another broker's coordinator
+view. Broker 1's console lists the 3 brokers and the controller, every partition with its
+own leader (all 3 brokers lead some), and reads each partition's batches and messages
+from its leader, wherever it is; the group's lag sums all six; a topic created through
+the console is placed over the cluster.
+
+    console.py STRATA_BINARY
+"""
+import json
+import os
+import sys
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import Cluster  # noqa: E402
+from strata_broker import check, free_port  # noqa: E402
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+TOPIC = "spread"
+
+
+def get(port, path, body=None):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data,
+                                 headers={"Content-Type": "application/json"} if data else {})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read())
+
+
+def main():
+    port = free_port()
+    with Cluster(sys.argv[1], brokers=3, etcd_members=1,
+                 per_broker={1: {"metrics.listener": "http://127.0.0.1:%d" % port}}) as c:
+        c.wait_for("three brokers", lambda brokers, *_: len(brokers) == 3)
+        admin = AdminClient({"bootstrap.servers": c.bootstrap})
+        for f in admin.create_topics([NewTopic(TOPIC, 6, 1)]).values():
+            f.result()
+        p = Producer({"bootstrap.servers": c.bootstrap, "enable.idempotence": True})
+        for part in range(6):
+            for i in range(10):
+                p.produce(TOPIC, value=b"%d-%d" % (part, i), partition=part)
+        check(p.flush(30) == 0, "60 records written")
+        consumer = Consumer({"bootstrap.servers": c.broker(3).bootstrap, "group.id": "spread-group"})
+        consumer.commit(offsets=[TopicPartition(TOPIC, part, 4) for part in range(6)], asynchronous=False)
+        consumer.close()
+
+        cluster = get(port, "/api/cluster")
+        check(sorted(b["id"] for b in cluster["brokers"]) == [1, 2, 3], "the console lists 3 brokers")
+        check(cluster["controller"] in (1, 2, 3), "and the controller")
+        t = get(port, "/api/topics/" + TOPIC)
+        leaders = {x["partition"]: x["leader"] for x in t["partitions"]}
+        check(set(leaders.values()) == {1, 2, 3}, "every broker leads some partition: %s" % leaders)
+        check(all(x["high_watermark"] == 10 for x in t["partitions"]), "each partition's offsets from its leader")
+        for part, leader in sorted(leaders.items()):
+            b = get(port, "/api/topics/%s/partitions/%d/batches" % (TOPIC, part))
+            check(sum(x["record_count"] for x in b["batches"]) == 10, "partition %d's batches read from broker %d"
+                  % (part, leader))
+            m = get(port, "/api/topics/%s/partitions/%d/messages?limit=3" % (TOPIC, part))
+            check([r["value"]["text"] for r in m["records"]] == ["%d-%d" % (part, i) for i in range(3)],
+                  "and its messages")
+        g = get(port, "/api/group?id=spread-group")
+        check(g["lag"] == 36 and len(g["offsets"]) == 6, "the group's lag over all six partitions: %s" % g)
+        get(port, "/api/topics", {"name": "made-here", "partitions": 6, "replication_factor": 2})
+        made = get(port, "/api/topics/made-here")["partitions"]
+        check(len(made) == 6 and {x["leader"] for x in made} == {1, 2, 3} and all(len(x["replicas"]) == 2 for x in made),
+              "a topic created through the console is spread over the cluster: %s" % made)
+    print("console over the cluster: OK")
+
+
+if __name__ == "__main__":
+    main()
