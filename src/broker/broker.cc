@@ -13,6 +13,7 @@
 #include "broker/fan_out.h"
 #include "broker/group_log.h"
 #include "broker/kafka_metrics.h"
+#include "broker/remote_watermarks.h"
 #include "broker/admin_server.h"
 #include "broker/inter_broker_security.h"
 #include "broker/metrics.h"
@@ -131,9 +132,11 @@ Result<void, std::string> Broker::start() {
     return fail(joined.error());
   }
   if (config_.metrics_enabled) {
-    metrics_ = std::make_unique<AdminServer>([this] {
+    metrics_ = std::make_unique<AdminServer>([this, remote = std::make_shared<RemoteWatermarks>()] {
       std::vector<MetricFamily> families = broker_metric_families(collect_broker_figures(*this));
-      for (MetricFamily& f : kafka_metric_families(collect_kafka_figures(*this))) families.push_back(std::move(f));
+      KafkaFigures figures = collect_kafka_figures(*this);
+      figures.remote_high_watermarks = remote->get(committed_elsewhere(figures), *this);
+      for (MetricFamily& f : kafka_metric_families(figures)) families.push_back(std::move(f));
       return render_prometheus(families);
     });
     if (!metrics_->listen(config_.metrics_host, config_.metrics_port, error)) {

@@ -152,9 +152,24 @@ ShardFigures collect_shards(Broker& broker, int shard_wait_ms) {
   return out;
 }
 
+}  // namespace
+
+std::set<storage::TopicPartition> committed_elsewhere(const KafkaFigures& f) {
+  std::set<storage::TopicPartition> here, out;
+  for (const LogFigures& l : f.logs) here.insert(l.tp);
+  for (const GroupFigures& g : f.groups) {
+    for (const auto& [tp, offset] : g.committed) {
+      if (!here.contains(tp)) out.insert(tp);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 // kafka_exporter's names: each partition's newest and oldest offsets, and each group's
-// committed offsets, lag (the high watermark minus the committed offset, for partitions
-// whose log is here) and members, with per-topic sums.
+// committed offsets, lag (the high watermark minus the committed offset: from the log
+// here, else from the leader's last answer) and members, with per-topic sums.
 void add_exporter_families(const KafkaFigures& f, std::vector<MetricFamily>& out) {
   auto newest = family("kafka_topic_partition_current_offset", "gauge",
                        "The partition's high watermark: the newest offset consumers can read.");
@@ -166,10 +181,11 @@ void add_exporter_families(const KafkaFigures& f, std::vector<MetricFamily>& out
     oldest.samples.push_back({labels, double(l.log_start_offset), ""});
     hw[l.tp] = l.high_watermark;
   }
+  for (const auto& [tp, high] : f.remote_high_watermarks) hw.emplace(tp, high);  // a log here wins
   auto current = family("kafka_consumergroup_current_offset", "gauge", "The group's committed offset of the partition.");
   auto current_sum = family("kafka_consumergroup_current_offset_sum", "gauge", "The group's committed offsets of the topic, summed.");
   auto lag = family("kafka_consumergroup_lag", "gauge", "The partition's high watermark minus the group's committed offset.");
-  auto lag_sum = family("kafka_consumergroup_lag_sum", "gauge", "The group's lag over the topic's partitions here, summed.");
+  auto lag_sum = family("kafka_consumergroup_lag_sum", "gauge", "The group's lag over the topic's partitions, summed.");
   auto members = family("kafka_consumergroup_members", "gauge", "Members of the group.");
   for (const GroupFigures& g : f.groups) {
     members.samples.push_back({{{"consumergroup", g.group}}, double(g.members), ""});

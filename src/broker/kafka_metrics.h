@@ -4,12 +4,14 @@
 // per API, kafka_log_log_* per partition, kafka_controller_kafkacontroller_*, the process
 // figures Prometheus clients export (process_*), and kafka_exporter's consumer-group and
 // topic names (kafka_consumergroup_*, kafka_topic_partition_*) computed by the broker: a
-// group's lag is reported by its coordinator for the partitions whose logs it holds.
+// group's lag is reported by its coordinator, for the partitions whose logs it holds from
+// them and for the others from their leaders' last answers (remote_watermarks.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,10 +53,17 @@ struct KafkaFigures {
   std::map<std::string, RequestTimeFigures> requests;  // by Kafka's API name
   std::vector<LogFigures> logs;                        // in partition order
   std::vector<GroupFigures> groups;                    // in group order
+  // High watermarks of committed partitions with no log here, as their leaders last
+  // answered (remote_watermarks.h); the lag of those partitions comes from them.
+  std::map<storage::TopicPartition, int64_t> remote_high_watermarks;
   ProcessFigures process;
   bool active_controller = false;
   std::vector<LoopWatch::Figures> loops;  // per shard
 };
+
+// The partitions the groups here committed offsets for whose logs are not on this broker
+// (their lag needs their leaders' high watermarks).
+std::set<storage::TopicPartition> committed_elsewhere(const KafkaFigures& figures);
 
 // The families (pure; the unit tests' entry).
 std::vector<MetricFamily> kafka_metric_families(const KafkaFigures& figures);

@@ -91,6 +91,25 @@ TEST(KafkaMetricFamilies, RenderWithKafkasNames) {
   }
 }
 
+TEST(KafkaMetricFamilies, LagOfPartitionsElsewhereComesFromTheirLeaders) {
+  KafkaFigures f;
+  const storage::TopicPartition here{"orders", PartitionId(0)}, away{"orders", PartitionId(1)},
+      unknown{"orders", PartitionId(2)};
+  f.logs.push_back({here, 100, 0, 9, 9, 1});
+  f.groups.push_back({"g", 0, {{here, 4}, {away, 10}, {unknown, 1}}});
+  EXPECT_EQ(committed_elsewhere(f), (std::set<storage::TopicPartition>{away, unknown}));
+  f.remote_high_watermarks[away] = 13;
+  const std::string text = render_prometheus(kafka_metric_families(f));
+  EXPECT_NE(text.find("kafka_consumergroup_lag{consumergroup=\"g\",topic=\"orders\",partition=\"1\"} 3\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("kafka_consumergroup_lag_sum{consumergroup=\"g\",topic=\"orders\"} 8\n"), std::string::npos);
+  // No answer yet from partition 2's leader: its offset is reported, its lag is not.
+  EXPECT_EQ(text.find("kafka_consumergroup_lag{consumergroup=\"g\",topic=\"orders\",partition=\"2\"}"),
+            std::string::npos);
+  EXPECT_NE(text.find("kafka_consumergroup_current_offset{consumergroup=\"g\",topic=\"orders\",partition=\"2\"} 1"),
+            std::string::npos);
+}
+
 TEST(KafkaMetricFamilies, ProcessFiguresAreRead) {
   const ProcessFigures p = process_figures();
   EXPECT_GT(p.resident_bytes, 0u);

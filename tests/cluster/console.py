@@ -12,6 +12,7 @@ the console is placed over the cluster.
 import json
 import os
 import sys
+import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -31,10 +32,31 @@ def get(port, path, body=None):
         return json.loads(r.read())
 
 
+def check_lag_metrics(ports):
+    """The group's coordinator exports kafka_exporter's lag for all six partitions, the
+    four on other brokers from their leaders' answers (asked at a scrape, so the second
+    scrape on has them)."""
+    want = ['kafka_consumergroup_lag{consumergroup="spread-group",topic="%s",partition="%d"} 6' % (TOPIC, p)
+            for p in range(6)]
+    deadline = time.time() + 30
+    while True:
+        texts = [urllib.request.urlopen("http://127.0.0.1:%d/metrics" % p, timeout=10).read().decode()
+                 for p in ports.values()]
+        full = [t for t in texts if all(line in t.splitlines() for line in want)]
+        if full:
+            break
+        check(time.time() < deadline, "a broker reports the lag of all six partitions:\n%s"
+              % "\n".join(l for t in texts for l in t.splitlines() if "spread-group" in l))
+        time.sleep(1)
+    check('kafka_consumergroup_lag_sum{consumergroup="spread-group",topic="%s"} 36' % TOPIC in full[0].splitlines(),
+          "the coordinator's lag over all six partitions (kafka_consumergroup_lag_sum 36)")
+
+
 def main():
-    port = free_port()
+    ports = {n: free_port() for n in (1, 2, 3)}
+    port = ports[1]
     with Cluster(sys.argv[1], brokers=3, etcd_members=1,
-                 per_broker={1: {"metrics.listener": "http://127.0.0.1:%d" % port}}) as c:
+                 per_broker={n: {"metrics.listener": "http://127.0.0.1:%d" % p} for n, p in ports.items()}) as c:
         c.wait_for("three brokers", lambda brokers, *_: len(brokers) == 3)
         admin = AdminClient({"bootstrap.servers": c.bootstrap})
         for f in admin.create_topics([NewTopic(TOPIC, 6, 1)]).values():
@@ -64,6 +86,7 @@ def main():
                   "and its messages")
         g = get(port, "/api/group?id=spread-group")
         check(g["lag"] == 36 and len(g["offsets"]) == 6, "the group's lag over all six partitions: %s" % g)
+        check_lag_metrics(ports)
         get(port, "/api/topics", {"name": "made-here", "partitions": 6, "replication_factor": 2})
         made = get(port, "/api/topics/made-here")["partitions"]
         check(len(made) == 6 and {x["leader"] for x in made} == {1, 2, 3} and all(len(x["replicas"]) == 2 for x in made),
