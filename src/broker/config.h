@@ -119,10 +119,10 @@ struct BrokerConfig {
   std::string metrics_host;
   uint16_t metrics_port = 0;
   // The web console on the same listener (src/console): strata.console.enable (default
-  // true) and strata.console.read.only (default false: the page may create, alter and
-  // delete). Strata's own settings.
+  // true) and strata.console.read.only (default true: the page may create, alter and
+  // delete only when set to false). Strata's own settings.
   bool console_enabled = true;
-  bool console_read_only = false;
+  bool console_read_only = true;
   // offsets.*, group.* and offset.metadata.max.bytes: the group coordinator's.
   group::GroupConfig groups;
   txn::TxnConfig txns;

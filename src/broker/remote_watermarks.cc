@@ -23,6 +23,9 @@ std::map<storage::TopicPartition, int64_t> RemoteWatermarks::get(const std::set<
   bool due = false;
   {
     std::lock_guard lock(state_->mu);
+    std::erase_if(state_->known, [now](const auto& entry) {
+      return now - entry.second.second >= std::chrono::milliseconds(kRemoteWatermarksStaleMs);
+    });
     for (const auto& tp : wanted) {
       auto it = state_->known.find(tp);
       if (it != state_->known.end() && now - it->second.second < std::chrono::milliseconds(kRemoteWatermarksStaleMs)) {
@@ -53,15 +56,20 @@ void RemoteWatermarks::ask(const std::set<storage::TopicPartition>& wanted, Brok
   for (auto& [leader, request] : by_leader) {
     const BrokerMeta* b = snapshot->cluster().broker(leader);
     if (b == nullptr) continue;
+    {
+      std::lock_guard lock(state_->mu);
+      if (!state_->asking.insert(leader).second) continue;  // the last call has not ended
+    }
     broker.peers().call<protocol::ListOffsetsResponse>(
         {b->host, uint16_t(b->port)}, std::move(request),
         [state = state_, leader](Result<protocol::ListOffsetsResponse, client::ClientError> r) {
+          const auto at = std::chrono::steady_clock::now();
+          std::lock_guard lock(state->mu);
+          state->asking.erase(leader);
           if (!r) {
             spdlog::debug("lag metrics: ListOffsets to broker {}: {}", leader, r.error().message);
             return;
           }
-          const auto at = std::chrono::steady_clock::now();
-          std::lock_guard lock(state->mu);
           for (const auto& t : r->topics) {
             for (const auto& p : t.partitions) {
               if (p.error_code == 0 && p.offset >= 0) state->known[{t.name, PartitionId(p.partition_index)}] = {p.offset, at};

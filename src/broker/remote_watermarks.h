@@ -7,6 +7,10 @@
 // it reports what the last answers said (a value older than kStaleMs is left out, as is
 // one never answered).
 //
+// At most one call per leader is in flight (an unreachable leader holds a pool thread for
+// its connect timeout, and transaction markers share the pool); answers older than the
+// stale bound are dropped from the cache.
+//
 // Thread-safe: scrapes (admin listener threads) and answers (peer pool threads) share it.
 #pragma once
 
@@ -36,6 +40,7 @@ class RemoteWatermarks {
   struct State {
     std::mutex mu;
     std::map<storage::TopicPartition, std::pair<int64_t, std::chrono::steady_clock::time_point>> known;
+    std::set<int32_t> asking;  // leaders with a call in flight: not asked again until it ends
   };
   void ask(const std::set<storage::TopicPartition>& wanted, Broker& broker);
 

@@ -1,6 +1,9 @@
 #include "console/api.h"
 
 #include <algorithm>
+#include <map>
+#include <string_view>
+#include <utility>
 
 #include "console/batch_json.h"
 #include "console/cluster_admin.h"
@@ -16,6 +19,7 @@ namespace {
 constexpr int32_t kFetchBytes = 1 << 20;     // one Fetch of the inspector or the browser
 constexpr int kBrowseFetchesMax = 16;        // a filtered browse reads at most this many
 constexpr size_t kMessagesPerPageMax = 500;  // records one browse answers
+constexpr int64_t kPartitionsMax = 1'000'000;  // what a write may ask for (Kafka has no lower bound)
 
 // Metadata of one topic; 404 when the cluster has none the user may see (Kafka's error
 // named: UNKNOWN_TOPIC_OR_PARTITION, TOPIC_AUTHORIZATION_FAILED).
@@ -35,23 +39,62 @@ Answer<json> after(const Done& r, json ok) {
   return ok;
 }
 
-bool contains(const json& v, const std::string& needle) {
-  return v.is_object() && v["text"].is_string() && v["text"].get<std::string>().find(needle) != std::string::npos;
+// The answer of one partition's ListOffsets, or null when the leader gave none.
+const Watermarks* mark(const std::map<std::pair<std::string, int32_t>, Watermarks>& marks, const std::string& topic,
+                       int32_t partition) {
+  auto it = marks.find({topic, partition});
+  return it == marks.end() || it->second.error ? nullptr : &it->second;
 }
-bool matches(const json& r, const std::string& filter) {
-  if (filter.empty() || contains(r["key"], filter) || contains(r["value"], filter)) return true;
-  for (const auto& h : r["headers"]) {
-    if (contains(h["value"], filter)) return true;
+
+std::string why_not(const std::map<std::pair<std::string, int32_t>, Watermarks>& marks, const std::string& topic,
+                    int32_t partition) {
+  auto it = marks.find({topic, partition});
+  return it == marks.end() || !it->second.error ? "no offsets" : *it->second.error;
+}
+
+bool has_partition(const protocol::MetadataResponse& m, int32_t partition) {
+  for (const auto& p : m.topics[0].partitions) {
+    if (p.partition_index == partition) return true;
   }
   return false;
 }
 
+// An integer field of a write's body within [low, high], or `fallback` when absent.
+Answer<int64_t> int_field(const json& body, const char* name, int64_t low, int64_t high, int64_t fallback) {
+  auto it = body.find(name);
+  if (it == body.end()) return fallback;
+  if (!it->is_number_integer() || it->get<int64_t>() < low || it->get<int64_t>() > high) {
+    return fail(bad_request(std::string(name) + ": an integer from " + std::to_string(low) + " to " +
+                            std::to_string(high)));
+  }
+  return it->get<int64_t>();
+}
+
+// Kafka's errors that are the user's doing, and their HTTP status; any other failure of
+// the cluster is a 502. The reader's and writer's failures start with Kafka's error name.
+struct KafkaStatus {
+  std::string_view name;
+  int status;
+};
+constexpr KafkaStatus kKafkaStatuses[] = {
+    {"TOPIC_AUTHORIZATION_FAILED", 403},  {"GROUP_AUTHORIZATION_FAILED", 403},
+    {"CLUSTER_AUTHORIZATION_FAILED", 403}, {"TRANSACTIONAL_ID_AUTHORIZATION_FAILED", 403},
+    {"UNKNOWN_TOPIC_OR_PARTITION", 404},  {"UNKNOWN_TOPIC_ID", 404},
+    {"GROUP_ID_NOT_FOUND", 404},          {"OFFSET_OUT_OF_RANGE", 404},
+    {"TOPIC_ALREADY_EXISTS", 409},        {"NON_EMPTY_GROUP", 409},
+    {"UNKNOWN_MEMBER_ID", 409},           {"INVALID_PARTITIONS", 400},
+    {"INVALID_REPLICATION_FACTOR", 400},  {"INVALID_REPLICA_ASSIGNMENT", 400},
+    {"INVALID_CONFIG", 400},              {"INVALID_TOPIC_EXCEPTION", 400},
+    {"POLICY_VIOLATION", 400},            {"INVALID_REQUEST", 400},
+};
+
 }  // namespace
 
 Failure cluster_failure(std::string message) {
-  // Kafka's *_AUTHORIZATION_FAILED: the cluster answered, and refused this user.
-  const int status = message.find("AUTHORIZATION_FAILED") != std::string::npos ? 403 : 502;
-  return Failure{status, std::move(message)};
+  for (const KafkaStatus& k : kKafkaStatuses) {
+    if (std::string_view(message).substr(0, k.name.size()) == k.name) return Failure{k.status, std::move(message)};
+  }
+  return Failure{502, std::move(message)};
 }
 Failure bad_request(std::string message) { return Failure{400, std::move(message)}; }
 
@@ -77,10 +120,13 @@ Answer<json> topics(ClusterReader& c) {
     if (!t.name) continue;
     int64_t records = 0;
     int64_t high_watermarks = 0;  // their sum grows by what is written: the charts' throughput
-    size_t leaderless = 0, under_replicated = 0;
+    size_t leaderless = 0, under_replicated = 0, unanswered = 0;
     for (const auto& p : t.partitions) {
-      const Watermarks& w = marks[{*t.name, p.partition_index}];
-      if (!w.error) records += w.high - w.log_start, high_watermarks += w.high;
+      if (const Watermarks* w = mark(marks, *t.name, p.partition_index)) {
+        records += w->high - w->log_start, high_watermarks += w->high;
+      } else {
+        ++unanswered;  // the sums leave it out: the page's chart skips this sample
+      }
       if (p.leader_id < 0) ++leaderless;
       if (p.isr_nodes.size() < p.replica_nodes.size()) ++under_replicated;
     }
@@ -90,6 +136,7 @@ Answer<json> topics(ClusterReader& c) {
                    {"replication_factor", t.partitions.empty() ? 0 : t.partitions[0].replica_nodes.size()},
                    {"records", records},
                    {"high_watermarks", high_watermarks},
+                   {"unanswered", unanswered},
                    {"leaderless", leaderless},
                    {"under_replicated", under_replicated}});
   }
@@ -103,11 +150,11 @@ Answer<json> topic(ClusterReader& c, const std::string& name) {
   auto marks = c.watermarks(*m);
   json parts = json::array();
   for (const auto& p : t.partitions) {
-    const Watermarks& w = marks[{name, p.partition_index}];
+    const Watermarks* w = mark(marks, name, p.partition_index);
     json part = {{"partition", p.partition_index}, {"leader", p.leader_id}, {"leader_epoch", p.leader_epoch},
                  {"replicas", p.replica_nodes}, {"isr", p.isr_nodes}, {"offline", p.offline_replicas},
-                 {"log_start_offset", w.log_start}, {"high_watermark", w.high}};
-    if (w.error) part["error"] = *w.error;
+                 {"log_start_offset", w ? w->log_start : -1}, {"high_watermark", w ? w->high : -1}};
+    if (!w) part["error"] = why_not(marks, name, p.partition_index);
     parts.push_back(std::move(part));
   }
   json configs = json::array();
@@ -131,6 +178,7 @@ Answer<json> topic(ClusterReader& c, const std::string& name) {
 Answer<json> batches(ClusterReader& c, const std::string& topic, int32_t partition, int64_t offset) {
   auto m = topic_metadata(c, topic);
   if (!m) return fail(m.error());
+  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   auto f = c.fetch(*m, topic, partition, offset, kFetchBytes);
   if (!f) return fail(cluster_failure(f.error()));
   json out = batch_list(f->records, std::max(offset, f->log_start_offset));
@@ -147,11 +195,9 @@ Answer<json> batches(ClusterReader& c, const std::string& topic, int32_t partiti
 Answer<json> batch(ClusterReader& c, const std::string& topic, int32_t partition, int64_t offset) {
   auto m = topic_metadata(c, topic);
   if (!m) return fail(m.error());
+  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   auto f = c.fetch(*m, topic, partition, offset, kFetchBytes);
-  if (!f && f.error() == "OFFSET_OUT_OF_RANGE") {
-    return fail(Failure{404, "offset " + std::to_string(offset) + " is not in the log (OFFSET_OUT_OF_RANGE)"});
-  }
-  if (!f) return fail(cluster_failure(f.error()));
+  if (!f) return fail(cluster_failure(f.error() + " (offset " + std::to_string(offset) + ")"));
   record::LogScanner scanner(f->records);
   while (auto entry = scanner.next()) {
     if (entry->magic != 2) continue;
@@ -163,48 +209,45 @@ Answer<json> batch(ClusterReader& c, const std::string& topic, int32_t partition
   return fail(Failure{404, "no batch holds offset " + std::to_string(offset)});
 }
 
-// Records from `start` ("offset", "timestamp", "oldest", "newest"), at most `limit`,
-// keeping those whose key, value or a header value contains `filter`.
+// Records from where `q` says, at most `q.limit`, keeping those that hold `q.filter`;
+// at most kBrowseFetchesMax fetches are read.
 Answer<json> messages(ClusterReader& c, const std::string& topic, int32_t partition, const Browse& q) {
   auto m = topic_metadata(c, topic);
   if (!m) return fail(m.error());
+  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   const size_t limit = size_t(std::clamp<int64_t>(q.limit, 1, kMessagesPerPageMax));
-  const std::string& filter = q.filter;
   auto marks = c.watermarks(*m);
-  const Watermarks& w = marks[{topic, partition}];
-  if (w.error) return fail(cluster_failure(*w.error));
-  int64_t from = w.log_start;
+  const Watermarks* w = mark(marks, topic, partition);
+  if (!w) return fail(cluster_failure(why_not(marks, topic, partition)));
+  int64_t from = w->log_start;
   if (q.offset) {
-    from = std::max(*q.offset, w.log_start);
+    from = std::clamp(*q.offset, w->log_start, w->high);
   } else if (q.timestamp) {
-    auto o2 = c.offset_for_time(*m, topic, partition, *q.timestamp);
-    if (!o2) return fail(cluster_failure(o2.error()));
-    from = *o2 < 0 ? w.high : *o2;
+    auto at = c.offset_for_time(*m, topic, partition, *q.timestamp);
+    if (!at) return fail(cluster_failure(at.error()));
+    from = *at < 0 ? w->high : *at;
   } else if (q.newest) {
-    from = std::max(w.log_start, w.high - int64_t(limit));
+    from = std::max(w->log_start, w->high - int64_t(limit));
   }
   json records = json::array();
-  std::string end = "high watermark";
-  int64_t next = from;
-  for (int round = 0; round < kBrowseFetchesMax && next < w.high && records.size() < limit; ++round) {
-    auto f = c.fetch(*m, topic, partition, next, kFetchBytes);
+  RecordQuery rq{from, limit, q.filter, kAnswerBytesMax, false};
+  bool full = false;
+  for (int round = 0; round < kBrowseFetchesMax && rq.from < w->high && !full; ++round) {
+    auto f = c.fetch(*m, topic, partition, rq.from, kFetchBytes);
     if (!f) return fail(cluster_failure(f.error()));
-    json page = record_list(f->records, next, limit * 4, false);
+    json page = record_list(f->records, rq);
     if (page.contains("error")) return fail(cluster_failure(page["error"].get<std::string>()));
-    const int64_t before = next;
-    for (auto& r : page["records"]) {
-      next = r["offset"].get<int64_t>() + 1;
-      if (records.size() < limit && matches(r, filter)) records.push_back(std::move(r));
-    }
-    // A fetch with only control batches or a compacted gap: past its last batch.
-    auto listed = batch_list(f->records, next);
-    if (!listed["batches"].empty()) next = std::max(next, listed["batches"].back()["last_offset"].get<int64_t>() + 1);
-    if (next == before) break;
+    for (auto& r : page["records"]) records.push_back(std::move(r));
+    full = page["full"].get<bool>();
+    const int64_t next = page["next"].get<int64_t>();
+    if (next <= rq.from) break;  // nothing more to read below the high watermark
+    rq.from = next;
+    rq.limit = limit - records.size();
+    rq.bytes_max = kAnswerBytesMax;  // per fetch; the record limit bounds the whole
   }
-  if (records.size() >= limit) end = "limit";
-  else if (next < w.high) end = "scan limit";
-  return json{{"records", std::move(records)}, {"from", from}, {"next", next}, {"end", end},
-              {"log_start_offset", w.log_start}, {"high_watermark", w.high}};
+  const char* end = full ? "limit" : rq.from >= w->high ? "high watermark" : "scan limit";
+  return json{{"records", std::move(records)}, {"from", from}, {"next", rq.from}, {"end", end},
+              {"log_start_offset", w->log_start}, {"high_watermark", w->high}};
 }
 
 Answer<json> groups(ClusterReader& c) {
@@ -213,7 +256,7 @@ Answer<json> groups(ClusterReader& c) {
   auto g = c.groups(*m);
   if (!g) return fail(cluster_failure(g.error()));
   json out = json::array();
-  for (const auto& row : *g) out.push_back({{"group", row[0]}, {"protocol_type", row[1]}, {"state", row[2]}});
+  for (const auto& row : *g) out.push_back({{"group", row.group}, {"protocol_type", row.protocol_type}, {"state", row.state}});
   return json{{"groups", std::move(out)}};
 }
 
@@ -234,12 +277,11 @@ Answer<json> group(ClusterReader& c, const std::string& id) {
     if (!m) return fail(cluster_failure(m.error()));
     auto marks = c.watermarks(*m);
     for (const auto& o : *offsets) {
-      const Watermarks& w = marks[{o.topic, o.partition}];
       json p = {{"topic", o.topic}, {"partition", o.partition}, {"committed", o.committed}};
-      if (!w.error) {
-        p["high_watermark"] = w.high;
-        p["lag"] = std::max<int64_t>(0, w.high - o.committed);
-        total += std::max<int64_t>(0, w.high - o.committed);
+      if (const Watermarks* w = mark(marks, o.topic, o.partition)) {  // none: a deleted topic, a leaderless partition
+        p["high_watermark"] = w->high;
+        p["lag"] = std::max<int64_t>(0, w->high - o.committed);
+        total += std::max<int64_t>(0, w->high - o.committed);
       }
       parts.push_back(std::move(p));
     }
@@ -258,12 +300,21 @@ Answer<json> group(ClusterReader& c, const std::string& id) {
 
 Answer<json> create(ClusterReader& c, const json& body) {
   NewTopic t;
-  if (!body.contains("name") || !body["name"].is_string()) return fail(bad_request("name: a string"));
-  t.name = body["name"];
-  if (body.contains("partitions")) t.partitions = body["partitions"].get<int32_t>();
-  if (body.contains("replication_factor")) t.replication_factor = body["replication_factor"].get<int16_t>();
-  if (body.contains("configs")) {
-    for (const auto& [k, v] : body["configs"].items()) t.configs[k] = v.get<std::string>();
+  auto name = body.find("name");
+  if (name == body.end() || !name->is_string()) return fail(bad_request("name: a string"));
+  t.name = name->get<std::string>();
+  auto partitions = int_field(body, "partitions", -1, kPartitionsMax, -1);
+  auto replicas = int_field(body, "replication_factor", -1, INT16_MAX, -1);
+  if (!partitions) return fail(partitions.error());
+  if (!replicas) return fail(replicas.error());
+  t.partitions = int32_t(*partitions);
+  t.replication_factor = int16_t(*replicas);
+  if (auto configs = body.find("configs"); configs != body.end()) {
+    if (!configs->is_object()) return fail(bad_request("configs: an object of strings"));
+    for (const auto& [k, v] : configs->items()) {
+      if (!v.is_string()) return fail(bad_request("configs: " + k + " is not a string"));
+      t.configs[k] = v.get<std::string>();
+    }
   }
   return after(create_topic(c, t), {{"created", t.name}});
 }
@@ -273,16 +324,21 @@ Answer<json> remove(ClusterReader& c, const std::string& name) {
 }
 
 Answer<json> grow(ClusterReader& c, const std::string& name, const json& body) {
-  if (!body.contains("count") || !body["count"].is_number_integer()) return fail(bad_request("count: the new total"));
-  const auto count = body["count"].get<int32_t>();
+  auto total = int_field(body, "count", 1, kPartitionsMax, 0);
+  if (!total || *total == 0) return fail(total ? bad_request("count: the new total") : total.error());
+  const auto count = int32_t(*total);
   return after(add_partitions(c, name, count), {{"partitions", count}});
 }
 
 Answer<json> configure(ClusterReader& c, const std::string& name, const json& body) {
-  if (!body.contains("name") || !body["name"].is_string()) return fail(bad_request("name: the config's name"));
-  const std::string key = body["name"];
+  auto name_field = body.find("name");
+  if (name_field == body.end() || !name_field->is_string()) return fail(bad_request("name: the config's name"));
+  const std::string key = name_field->get<std::string>();
   std::optional<std::string> value;
-  if (body.contains("value") && !body["value"].is_null()) value = body["value"].get<std::string>();
+  if (auto v = body.find("value"); v != body.end() && !v->is_null()) {
+    if (!v->is_string()) return fail(bad_request("value: a string, or null to remove the override"));
+    value = v->get<std::string>();
+  }
   return after(alter_topic_config(c, name, key, value), {{"config", key}, {"value", value ? json(*value) : json(nullptr)}});
 }
 
@@ -292,24 +348,29 @@ Answer<json> forget(ClusterReader& c, const std::string& group) {
 
 // {"topic": T, "to": "earliest" | "latest" | offset, "partition": P (default: all)}.
 Answer<json> reset(ClusterReader& c, const std::string& group, const json& body) {
-  if (!body.contains("topic") || !body["topic"].is_string()) return fail(bad_request("topic: a string"));
-  if (!body.contains("to")) return fail(bad_request("to: earliest, latest or an offset"));
-  const std::string topic = body["topic"];
+  auto topic_field = body.find("topic");
+  if (topic_field == body.end() || !topic_field->is_string()) return fail(bad_request("topic: a string"));
+  auto to_field = body.find("to");
+  if (to_field == body.end()) return fail(bad_request("to: earliest, latest or an offset"));
+  const json& target = *to_field;
+  auto only = int_field(body, "partition", 0, kPartitionsMax, -1);
+  if (!only) return fail(only.error());
+  const std::string topic = topic_field->get<std::string>();
   auto m = topic_metadata(c, topic);
   if (!m) return fail(m.error());
   auto marks = c.watermarks(*m);
   std::vector<GroupOffset> offsets;
   for (const auto& p : m->topics[0].partitions) {
-    if (body.contains("partition") && body["partition"] != p.partition_index) continue;
-    const Watermarks& w = marks[{topic, p.partition_index}];
-    if (w.error) return fail(cluster_failure(*w.error));
+    if (*only >= 0 && *only != p.partition_index) continue;
+    const Watermarks* w = mark(marks, topic, p.partition_index);
+    if (!w) return fail(cluster_failure(why_not(marks, topic, p.partition_index)));
     int64_t to = 0;
-    if (body["to"] == "earliest") {
-      to = w.log_start;
-    } else if (body["to"] == "latest") {
-      to = w.high;
-    } else if (body["to"].is_number_integer()) {
-      to = std::clamp(body["to"].get<int64_t>(), w.log_start, w.high);
+    if (target == "earliest") {
+      to = w->log_start;
+    } else if (target == "latest") {
+      to = w->high;
+    } else if (target.is_number_integer()) {
+      to = std::clamp(target.get<int64_t>(), w->log_start, w->high);
     } else {
       return fail(bad_request("to: earliest, latest or an offset"));
     }

@@ -44,8 +44,7 @@ Answer<nlohmann::json> messages(ClusterReader& c, const std::string& topic, int3
 Answer<nlohmann::json> groups(ClusterReader& c);
 Answer<nlohmann::json> group(ClusterReader& c, const std::string& id);
 
-// Writes; `body` is the request's JSON object (fields of the wrong type throw
-// nlohmann::json::exception, which the route turns into a 400).
+// Writes; `body` is the request's JSON object (a missing or mistyped field: a 400).
 Answer<nlohmann::json> create(ClusterReader& c, const nlohmann::json& body);
 Answer<nlohmann::json> remove(ClusterReader& c, const std::string& name);
 Answer<nlohmann::json> grow(ClusterReader& c, const std::string& name, const nlohmann::json& body);

@@ -1,5 +1,6 @@
 #include "console/batch_json.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,27 @@ std::string for_each_batch(Bytes records, F&& each) {
   }
 }
 
+bool has(const std::optional<Bytes>& b, std::string_view needle) {
+  if (!b) return false;
+  return std::search(b->begin(), b->end(), needle.begin(), needle.end()) != b->end();
+}
+
+// A record's key, value or a header value holds `needle` (bytes compared as they are).
+bool matches(const RecordView& r, std::string_view needle) {
+  if (needle.empty() || has(r.key, needle) || has(r.value, needle)) return true;
+  HeaderCursor h(r);
+  Header header;
+  while (h.next(header)) {
+    if (has(header.value, needle)) return true;
+  }
+  return false;
+}
+
+size_t shown_bytes(const RecordView& r) {
+  auto shown = [](const std::optional<Bytes>& b) { return b ? std::min(b->size(), kValueBytesShownMax) : 0; };
+  return shown(r.key) + shown(r.value) + r.headers.size();
+}
+
 }  // namespace
 
 json bytes_json(const std::optional<Bytes>& b) {
@@ -166,7 +188,8 @@ json batch_detail(const BatchView& b, size_t position) {
   } else {
     RecordCursor cursor(*bytes, b.record_count());
     RecordView r;
-    while (records.size() < kRecordsPerAnswerMax) {
+    size_t kept = 0;
+    while (records.size() < kRecordsPerAnswerMax && kept < kAnswerBytesMax) {
       auto more = cursor.next(r);
       if (!more) {
         error = std::string(record::to_string(more.error()));
@@ -174,6 +197,7 @@ json batch_detail(const BatchView& b, size_t position) {
       }
       if (!*more) break;
       records.push_back(record_json(b, r));
+      kept += shown_bytes(r);
     }
   }
   json out = {{"header", batch_header(b, position)},
@@ -183,15 +207,22 @@ json batch_detail(const BatchView& b, size_t position) {
   return out;
 }
 
-json record_list(Bytes bytes, int64_t from, size_t limit, bool controls) {
+json record_list(Bytes bytes, const RecordQuery& q) {
   json records = json::array();
   std::string error;
-  std::string end = for_each_batch(bytes, [&](const BatchView& b, size_t) {
-    if (b.last_offset().value() < from || (b.is_control() && !controls)) return true;
+  int64_t next = q.from;
+  size_t bytes_kept = 0;
+  bool full = false;
+  for_each_batch(bytes, [&](const BatchView& b, size_t) {
+    const int64_t past = b.last_offset().value() + 1;
+    if (past <= q.from || (b.is_control() && !q.controls)) {
+      next = std::max(next, past);
+      return true;
+    }
     std::vector<uint8_t> scratch;
     auto data = uncompressed_records(b, scratch);
     if (!data) {
-      error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + std::string(record::to_string(data.error()));
+      error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + record::to_string(data.error());
       return false;
     }
     RecordCursor cursor(*data, b.record_count());
@@ -199,19 +230,28 @@ json record_list(Bytes bytes, int64_t from, size_t limit, bool controls) {
     for (;;) {
       auto more = cursor.next(r);
       if (!more) {
-        error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + std::string(record::to_string(more.error()));
+        error = "batch at offset " + std::to_string(b.base_offset().value()) + ": " + record::to_string(more.error());
         return false;
       }
-      if (!*more) return true;
-      if (b.offset_of(r).value() < from) continue;
+      if (!*more) break;
+      const int64_t offset = b.offset_of(r).value();
+      if (offset < q.from) continue;
+      next = offset + 1;
+      if (!matches(r, q.filter)) continue;
       json rec = record_json(b, r);
       rec["transactional"] = b.is_transactional();
       rec["producer_id"] = b.producer_id().value();
       records.push_back(std::move(rec));
-      if (records.size() >= limit) return false;
+      bytes_kept += shown_bytes(r);
+      if (records.size() >= q.limit || bytes_kept >= q.bytes_max) {
+        full = true;
+        return false;
+      }
     }
+    next = std::max(next, past);  // a compacted batch's range ends past its last record
+    return true;
   });
-  json out = {{"records", std::move(records)}, {"end", end}};
+  json out = {{"records", std::move(records)}, {"next", next}, {"full", full}};
   if (!error.empty()) out["error"] = error;
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/bytes.h"
 #include "record/batch_view.h"
@@ -16,6 +17,7 @@ namespace strata::console {
 // Bounds on what one answer decodes (records of compressed batches are decompressed).
 inline constexpr size_t kRecordsPerAnswerMax = 500;
 inline constexpr size_t kValueBytesShownMax = 64 * 1024;  // per key or value; longer ones are cut
+inline constexpr size_t kAnswerBytesMax = 4 << 20;        // keys, values and headers in one answer
 
 // The header fields of one v2 batch: offsets, sizes, codec, producer, flags, CRC status.
 nlohmann::json batch_header(const record::BatchView& batch, size_t position);
@@ -30,9 +32,20 @@ nlohmann::json batch_list(Bytes records, int64_t expected_next);
 // map of `strata dump-log --explain`.
 nlohmann::json batch_detail(const record::BatchView& batch, size_t position);
 
-// The records of every batch in `records` from `from` on, at most `limit`; control
-// records left out unless `controls`.
-nlohmann::json record_list(Bytes records, int64_t from, size_t limit, bool controls);
+// What one page of the message browser keeps from a Fetch's bytes.
+struct RecordQuery {
+  int64_t from = 0;      // records before this offset are skipped
+  size_t limit = 50;     // records kept at most
+  std::string filter;    // kept: records whose key, value or a header value holds these bytes
+  size_t bytes_max = kAnswerBytesMax;  // of keys, values and headers kept
+  bool controls = false;  // control records (markers) kept too
+};
+
+// The records of the batches in `records` that `q` keeps: {"records": [...], "next": the
+// offset after the last record examined (after the last batch when all were examined,
+// so compacted ranges and markers are passed), "full": the limit or the byte bound was
+// reached, "error": what could not be read}.
+nlohmann::json record_list(Bytes records, const RecordQuery& q);
 
 // A key, value or header value: {"size": n, "text": UTF-8 or null, "base64": "..."} (text
 // only when the bytes are valid UTF-8), null for null; cut at kValueBytesShownMax.

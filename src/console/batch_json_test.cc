@@ -75,16 +75,47 @@ TEST(BatchJson, ControlRecordsNameTheirMarker) {
   auto j = batch_list(bytes, 0);
   EXPECT_EQ(j["batches"][0]["marker"]["type"], "ABORT");
   EXPECT_EQ(j["batches"][0]["marker"]["coordinator_epoch"], 3);
-  EXPECT_EQ(record_list(bytes, 0, 10, false)["records"].size(), 0u);
-  EXPECT_EQ(record_list(bytes, 0, 10, true)["records"].size(), 1u);
+  auto skipped = record_list(bytes, {.from = 0, .limit = 10});
+  EXPECT_EQ(skipped["records"].size(), 0u);
+  EXPECT_EQ(skipped["next"], 5);  // past the marker
+  EXPECT_EQ(record_list(bytes, {.from = 0, .limit = 10, .controls = true})["records"].size(), 1u);
 }
 
 TEST(BatchJson, RecordListStartsAtTheOffsetAndStopsAtTheLimit) {
   std::vector<uint8_t> log = batch(0, 5);
-  auto j = record_list(log, 2, 2, false);
+  auto j = record_list(log, {.from = 2, .limit = 2});
   ASSERT_EQ(j["records"].size(), 2u);
   EXPECT_EQ(j["records"][0]["offset"], 2);
   EXPECT_EQ(j["records"][1]["offset"], 3);
+  EXPECT_EQ(j["next"], 4);  // where the next page starts: nothing skipped
+  EXPECT_TRUE(j["full"].get<bool>());
+}
+
+TEST(BatchJson, AFilterExaminesEveryRecordAndNextPassesThemAll) {
+  BatchOptions o;
+  BatchBuilder b(o);
+  for (int i = 0; i < 1000; ++i) {
+    const std::string v = i == 987 ? "needle" : "hay " + std::to_string(i);
+    b.append(i, std::nullopt, bytes_of(v));
+  }
+  auto log = *b.finish();
+  auto j = record_list(log, {.from = 0, .limit = 50, .filter = "needle"});
+  ASSERT_EQ(j["records"].size(), 1u);
+  EXPECT_EQ(j["records"][0]["offset"], 987);
+  EXPECT_EQ(j["next"], 1000);
+  EXPECT_FALSE(j["full"].get<bool>());
+}
+
+TEST(BatchJson, TheAnswerIsBoundedInBytes) {
+  BatchOptions o;
+  BatchBuilder b(o);
+  const std::string big(60 * 1024, 'x');
+  for (int i = 0; i < 200; ++i) b.append(i, std::nullopt, bytes_of(big));
+  auto log = *b.finish();
+  auto j = record_list(log, {.from = 0, .limit = 500});
+  EXPECT_LT(j["records"].size(), 200u);
+  EXPECT_GE(j["records"].size() * big.size(), kAnswerBytesMax);
+  EXPECT_TRUE(j["full"].get<bool>());
 }
 
 TEST(BatchJson, BinaryBytesHaveNoText) {

@@ -13,7 +13,7 @@ using namespace strata::protocol;
 
 namespace {
 
-constexpr int32_t kAdminTimeoutMs = 30000;  // how long the broker may take to apply a change
+constexpr int32_t kAdminTimeoutMs = 5000;  // how long the broker may take: within the console's 10 s
 constexpr int8_t kTopicResource = 2;
 
 Done kafka_result(int16_t code, const std::optional<std::string>& message) {

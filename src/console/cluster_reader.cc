@@ -70,8 +70,13 @@ Result<MetadataResponse, std::string> ClusterReader::all_topics() {
 Result<client::KafkaClient*, std::string> ClusterReader::at(const std::string& host, int32_t port) {
   auto key = std::make_pair(host, port);
   if (auto it = by_address_.find(key); it != by_address_.end()) return &it->second;
+  if (auto it = unreachable_.find(key); it != unreachable_.end()) return fail(it->second);
   auto c = client::KafkaClient::connect({host, uint16_t(port)}, bootstrap_.options());
-  if (!c) return fail(fmt::format("cannot reach {}:{}: {}", host, port, text(c.error())));
+  if (!c) {
+    std::string why = fmt::format("cannot reach {}:{}: {}", host, port, text(c.error()));
+    unreachable_[key] = why;
+    return fail(why);
+  }
   return &by_address_.emplace(key, std::move(*c)).first->second;
 }
 
@@ -92,37 +97,62 @@ Result<client::KafkaClient*, std::string> ClusterReader::leader_of(const Metadat
 
 namespace {
 
-// One ListOffsets of `timestamp` for one partition.
-Result<int64_t, std::string> list_offset(client::KafkaClient& c, const std::string& topic, int32_t partition,
-                                         int64_t timestamp) {
+using Partitions = std::vector<std::pair<std::string, int32_t>>;
+
+// One ListOffsets of `timestamp` for `partitions` (all led by the broker `c` speaks to):
+// each partition's offset, or its error.
+std::map<std::pair<std::string, int32_t>, Result<int64_t, std::string>> list_offsets(
+    client::KafkaClient& c, const Partitions& partitions, int64_t timestamp) {
   ListOffsetsRequest request;
   request.replica_id = -1;
-  request.topics.push_back({topic, {{partition, -1, timestamp, 1}}});
+  for (const auto& [topic, p] : partitions) {
+    if (request.topics.empty() || request.topics.back().name != topic) request.topics.push_back({topic, {}});
+    request.topics.back().partitions.push_back({p, -1, timestamp, 1});
+  }
+  std::map<std::pair<std::string, int32_t>, Result<int64_t, std::string>> out;
   auto r = c.call<ListOffsetsResponse>(request);
-  if (!r) return fail(text(r.error()));
-  if (r->topics.size() != 1 || r->topics[0].partitions.size() != 1) return fail(std::string("ListOffsets answered nothing"));
-  const auto& p = r->topics[0].partitions[0];
-  if (p.error_code != 0) return fail(kafka_text(p.error_code));
-  return p.offset;
+  for (const auto& tp : partitions) out.emplace(tp, fail(r ? std::string("no answer") : text(r.error())));
+  if (!r) return out;
+  for (const auto& t : r->topics) {
+    for (const auto& p : t.partitions) {
+      auto it = out.find({t.name, p.partition_index});
+      if (it == out.end()) continue;
+      if (p.error_code != 0) it->second = fail(kafka_text(p.error_code));
+      else it->second = p.offset;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 std::map<std::pair<std::string, int32_t>, Watermarks> ClusterReader::watermarks(const MetadataResponse& m) {
   std::map<std::pair<std::string, int32_t>, Watermarks> out;
+  std::map<int32_t, Partitions> by_leader;
   for (const auto& t : m.topics) {
     if (!t.name || t.error_code != 0) continue;
     for (const auto& p : t.partitions) {
-      Watermarks& w = out[{*t.name, p.partition_index}];
-      auto leader = leader_of(m, *t.name, p.partition_index);
-      if (!leader) {
-        w.error = leader.error();
+      if (p.leader_id < 0) {
+        out[{*t.name, p.partition_index}].error = fmt::format("{}-{} has no leader", *t.name, p.partition_index);
         continue;
       }
-      auto start = list_offset(**leader, *t.name, p.partition_index, kEarliest);
-      auto high = start ? list_offset(**leader, *t.name, p.partition_index, kLatest) : start;
-      if (!high) {
-        w.error = high.error();
+      by_leader[p.leader_id].emplace_back(*t.name, p.partition_index);
+    }
+  }
+  for (const auto& [leader, partitions] : by_leader) {
+    auto c = broker(m, leader);
+    if (!c) {
+      for (const auto& tp : partitions) out[tp].error = c.error();
+      continue;
+    }
+    auto starts = list_offsets(**c, partitions, kEarliest);
+    auto highs = list_offsets(**c, partitions, kLatest);
+    for (const auto& tp : partitions) {
+      Watermarks& w = out[tp];
+      const auto& start = starts.at(tp);
+      const auto& high = highs.at(tp);
+      if (!start || !high) {
+        w.error = !start ? start.error() : high.error();
         continue;
       }
       w.log_start = *start;
@@ -136,7 +166,8 @@ Result<int64_t, std::string> ClusterReader::offset_for_time(const MetadataRespon
                                                             int32_t partition, int64_t timestamp_ms) {
   auto leader = leader_of(m, topic, partition);
   if (!leader) return fail(leader.error());
-  return list_offset(**leader, topic, partition, timestamp_ms);
+  auto r = list_offsets(**leader, {{topic, partition}}, timestamp_ms);
+  return r.at({topic, partition});
 }
 
 Result<std::vector<DescribeConfigsResponse::Config>, std::string> ClusterReader::topic_configs(
@@ -191,8 +222,8 @@ Result<FetchedPartition, std::string> ClusterReader::fetch(const MetadataRespons
   return out;
 }
 
-Result<std::vector<std::vector<std::string>>, std::string> ClusterReader::groups(const MetadataResponse& m) {
-  std::vector<std::vector<std::string>> out;
+Result<std::vector<GroupListing>, std::string> ClusterReader::groups(const MetadataResponse& m) {
+  std::vector<GroupListing> out;
   for (const auto& b : m.brokers) {
     auto c = at(b.host, b.port);
     if (!c) return fail(c.error());

@@ -40,6 +40,12 @@ struct FetchedPartition {
   std::vector<uint8_t> records;  // a copy of the RECORDS bytes (whole batches, maybe a cut tail)
 };
 
+struct GroupListing {
+  std::string group;
+  std::string protocol_type;
+  std::string state;
+};
+
 struct GroupOffset {
   std::string topic;
   int32_t partition = 0;
@@ -57,8 +63,9 @@ class ClusterReader {
   Result<protocol::MetadataResponse, std::string> metadata(const std::vector<std::string>& topics);
   // The brokers and every topic.
   Result<protocol::MetadataResponse, std::string> all_topics();
-  // Earliest and latest offsets of each partition of `topics` (as Metadata named them),
-  // asked of its leader.
+  // Earliest and latest offsets of each partition Metadata named, asked of its leader:
+  // two ListOffsets per leader. A partition without an answer has `error` set (a broker
+  // that could not be reached is not tried again within this reader).
   std::map<std::pair<std::string, int32_t>, Watermarks> watermarks(const protocol::MetadataResponse& metadata);
   // The first offset with a timestamp at or after `timestamp_ms` (-1: none).
   Result<int64_t, std::string> offset_for_time(const protocol::MetadataResponse& metadata, const std::string& topic,
@@ -69,8 +76,8 @@ class ClusterReader {
   // `max_bytes` from `offset`, asked of the partition's leader.
   Result<FetchedPartition, std::string> fetch(const protocol::MetadataResponse& metadata, const std::string& topic,
                                               int32_t partition, int64_t offset, int32_t max_bytes);
-  // Every group every broker lists: (group id, protocol type, state).
-  Result<std::vector<std::vector<std::string>>, std::string> groups(const protocol::MetadataResponse& metadata);
+  // Every group every broker lists (a broker that cannot be reached fails the list).
+  Result<std::vector<GroupListing>, std::string> groups(const protocol::MetadataResponse& metadata);
   // DescribeGroups and OffsetFetch of `group`, at its coordinator.
   Result<protocol::DescribeGroupsResponse::Group, std::string> describe_group(const std::string& group);
   Result<std::vector<GroupOffset>, std::string> group_offsets(const std::string& group);
@@ -90,6 +97,7 @@ class ClusterReader {
 
   client::KafkaClient bootstrap_;
   std::map<std::pair<std::string, int32_t>, client::KafkaClient> by_address_;  // (host, port)
+  std::map<std::pair<std::string, int32_t>, std::string> unreachable_;        // why not, once failed
 };
 
 }  // namespace strata::console

@@ -23,7 +23,10 @@ struct ConsoleTarget {
 };
 
 struct ConsoleSettings {
-  bool read_only = false;  // strata.console.read.only: POST and DELETE answer 403
+  bool read_only = true;  // strata.console.read.only: POST and DELETE answer 403
+  // The admin listener's host as configured (metrics.listener): with IP addresses and
+  // localhost, the names a request's Host may carry (any other is refused: DNS rebinding).
+  std::string listener_host;
 };
 
 // Adds `/` (the page, its script and style) and `/api/...` to `server`.

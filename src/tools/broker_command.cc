@@ -70,11 +70,13 @@ int run_broker(const BrokerArgs& args) {
   storage::set_disk_failure_handler(halt_on_disk_failure);
   broker::Broker broker(config);
   if (config.console_enabled) {
-    const console::ConsoleSettings settings{config.console_read_only};
-    broker.set_admin_routes([settings, &config](httplib::Server& server, const broker::AdminTarget& target) {
+    const console::ConsoleSettings settings{config.console_read_only, config.metrics_host};
+    const int connect_ms = config.socket_connection_setup_timeout_ms;
+    const int io_ms = std::min(config.request_timeout_ms, 10000);  // a page waits no longer
+    broker.set_admin_routes([settings, connect_ms, io_ms](httplib::Server& server, const broker::AdminTarget& target) {
       client::ConnectOptions options;
-      options.connect_timeout_ms = config.socket_connection_setup_timeout_ms;
-      options.io_timeout_ms = std::min(config.request_timeout_ms, 10000);  // a page waits no longer
+      options.connect_timeout_ms = connect_ms;
+      options.io_timeout_ms = io_ms;
       options.client_id = "strata-console";
       options.security = target.security;
       console::install_console(server, {target.bootstrap, options}, settings);

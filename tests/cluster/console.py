@@ -56,7 +56,8 @@ def main():
     ports = {n: free_port() for n in (1, 2, 3)}
     port = ports[1]
     with Cluster(sys.argv[1], brokers=3, etcd_members=1,
-                 per_broker={n: {"metrics.listener": "http://127.0.0.1:%d" % p} for n, p in ports.items()}) as c:
+                 per_broker={n: {"metrics.listener": "http://127.0.0.1:%d" % p, "strata.console.read.only": "false"}
+                             for n, p in ports.items()}) as c:
         c.wait_for("three brokers", lambda brokers, *_: len(brokers) == 3)
         admin = AdminClient({"bootstrap.servers": c.bootstrap})
         for f in admin.create_topics([NewTopic(TOPIC, 6, 1)]).values():

@@ -16,6 +16,7 @@ an offset) and the group deleted, the topic deleted; a write from another origin
 or not sent as JSON (415) refused. strata.console.enable=false serves /metrics alone. Usage: console_api.py PATH/TO/strata"""
 import json
 import os
+import subprocess
 import sys
 import time
 import urllib.error
@@ -133,10 +134,44 @@ def check_messages(port, batches):
     check([r["offset"] for r in found["records"]] == [5], "the filter on a value")
 
 
+def check_filter_over_many(port, bootstrap):
+    """1000 small records in partition 1: a filter finds the one late match (every record
+    of every fetch examined) and pages of 50 follow each other without a gap."""
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
+    for i in range(1000):
+        p.produce(TOPIC, value=b"needle" if i == 987 else b"hay %d" % i, partition=1)
+    check(p.flush(20) == 0, "1000 records in partition 1")
+    base = "/api/topics/%s/partitions/1/messages" % TOPIC
+    found = get(port, base + "?filter=needle&limit=50")
+    check([r["offset"] for r in found["records"]] == [987], "the late match found: %s" % found["records"][:3])
+    check(found["next"] == 1000 and found["end"] == "high watermark", "the whole partition examined")
+    seen, at = [], 0
+    while at < 1000:
+        page = get(port, base + "?offset=%d&limit=50" % at)
+        seen += [r["offset"] for r in page["records"]]
+        check(page["next"] == at + 50, "next is where the page ended: %d" % page["next"])
+        at = page["next"]
+    check(seen == list(range(1000)), "pages follow each other without a gap")
+
+
+def check_bad_utf8(port, bootstrap):
+    """A header key that is not UTF-8 (kcat writes the bytes as they are) is shown with
+    U+FFFD, not a failed answer."""
+    p = subprocess.run([b"kcat", b"-P", b"-b", bootstrap.encode(), b"-t", TOPIC.encode() + b"-utf", b"-p", b"0",
+                        b"-H", b"\xff\xfe=v"], input=b"value\n", capture_output=True, timeout=30)
+    check(p.returncode == 0, "kcat wrote a header key of bytes: %s" % p.stderr)
+    r = get(port, "/api/topics/%s-utf/partitions/0/messages" % TOPIC)
+    check(r["records"][0]["headers"][0]["key"] == "\ufffd\ufffd", "shown as U+FFFD: %s" % r["records"][0]["headers"])
+    get(port, "/api/topics/%s-utf/partitions/0/batches/0" % TOPIC)
+
+
 def check_writes(port, bootstrap):
     """Topic and group changes through a writable console, and the refusals."""
     get(port, "/api/topics", method="POST", body={"name": "made", "partitions": 3, "replication_factor": 1})
-    get(port, "/api/topics", method="POST", body={"name": "made", "partitions": 3}, status=502)  # TOPIC_ALREADY_EXISTS
+    get(port, "/api/topics", method="POST", body={"name": "made", "partitions": 3}, status=409)  # TOPIC_ALREADY_EXISTS
+    get(port, "/api/topics", method="POST", body={"name": "big", "partitions": 2 ** 32 + 1}, status=400)
+    get(port, "/api/topics", method="POST", body={"name": "odd", "partitions": 1.5}, status=400)
+    get(port, "/api/topics", method="POST", body={"name": "odd", "configs": {"retention.ms": 5}}, status=400)
     get(port, "/api/topics", method="POST", body={"partitions": 3}, status=400)
     get(port, "/api/topics", method="POST", body=b"{not json", status=400)
     get(port, "/api/topics", method="POST", body=b'{"name": "x"}', headers={"Content-Type": "text/plain"}, status=415)
@@ -151,7 +186,7 @@ def check_writes(port, bootstrap):
     get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": None})
     conf = {c["name"]: c for c in get(port, "/api/topics/made")["configs"]}
     check(conf["retention.ms"]["value"] == "604800000" and conf["retention.ms"]["source"] != 1, "the override removed")
-    get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": "soon"}, status=502)
+    get(port, "/api/topics/made/configs", method="POST", body={"name": "retention.ms", "value": "soon"}, status=400)
     p = Producer({"bootstrap.servers": bootstrap})
     for i in range(8):
         p.produce("made", value=b"%d" % i, partition=1)
@@ -200,7 +235,15 @@ def main():
         check(any(c["name"] == "cleanup.policy" and c["value"] == "delete" for c in t["configs"]), "configs listed")
         get(metrics_port, "/api/topics/nope", status=404)
         get(metrics_port, "/api/topics/%s/partitions/x/batches" % TOPIC, status=404)  # not a route
-        get(metrics_port, "/api/topics/%s/partitions/7/batches" % TOPIC, status=502)  # no such partition
+        get(metrics_port, "/api/topics/%s/partitions/7/batches" % TOPIC, status=404)  # no such partition
+        get(metrics_port, "/api/topics/%s/partitions/7/messages" % TOPIC, status=404)
+        get(metrics_port, "/api/topics/%s/partitions/0/messages?timestamp=-1" % TOPIC, status=400)
+        get(metrics_port, "/api/topics/%s/partitions/0/messages?limit=many" % TOPIC, status=400)
+        get(metrics_port, "/api/topics", headers={"Host": "evil.example:%d" % metrics_port}, status=403)  # rebinding
+        get(metrics_port, "/", headers={"Host": "evil.example"}, status=403)
+        get(metrics_port, "/api/topics", headers={"Host": "localhost:%d" % metrics_port})
+        check_filter_over_many(metrics_port, broker.bootstrap)
+        check_bad_utf8(metrics_port, broker.bootstrap)
         batches = check_batches(metrics_port)
         check_messages(metrics_port, batches)
         groups = get(metrics_port, "/api/groups")["groups"]
@@ -213,7 +256,8 @@ def main():
         get(metrics_port, "/api/topics", method="POST", body={"name": "x"}, status=403)  # read-only
         get(metrics_port, "/api/topics/" + TOPIC, method="DELETE", status=403)
     writable_port = free_port()
-    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % writable_port}) as writable:
+    with StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % writable_port,
+                                    "strata.console.read.only": "false"}) as writable:
         check(get(writable_port, "/api/settings") == {"read_only": False, "login": False}, "writable")
         check_writes(writable_port, writable.bootstrap)
     off_port = free_port()

@@ -49,7 +49,7 @@ def call(port, path, user=None, method="GET", body=None):
 def main():
     port = free_port()
     broker, sasl_port = acl_broker(sys.argv[1], **{
-        "metrics.listener": "http://127.0.0.1:%d" % port,
+        "metrics.listener": "http://127.0.0.1:%d" % port, "strata.console.read.only": "false",
         "inter.broker.listener.name": "SASL_PLAINTEXT",
         "sasl.mechanism.inter.broker.protocol": "PLAIN"})
     with broker:

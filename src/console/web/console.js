@@ -28,8 +28,12 @@ function table(columns, rows, attrs) {
     el('tbody', {}, rows.map(r => el('tr', {}, columns.map(([, cell, cls]) => el('td', {class: cls}, cell(r)))))));
 }
 
+// The reads of the page shown; route() aborts them when the user moves on, so a page that
+// loads late never replaces the one that followed it.
+let reads = new AbortController();
+
 async function api(path) {
-  const res = await fetch('/api' + path, {headers: {Accept: 'application/json'}});
+  const res = await fetch('/api' + path, {headers: {Accept: 'application/json'}, signal: reads.signal});
   let body;
   try { body = await res.json(); } catch (e) { body = {error: res.status + ' ' + res.statusText}; }
   if (!res.ok) throw new Error(body.error || res.statusText);
@@ -78,10 +82,15 @@ function time(ms) { return ms >= 0 ? new Date(Number(ms)).toISOString().replace(
 const POLL_MS = 2000;
 const CHART_POINTS = 90;  // three minutes
 let poller = null;
+let shown = 0;  // the route's generation: a poll of a page no longer shown stops
 
+// Runs `tick` every `every` ms after the previous one ended (never two at once) while
+// the page that started it is shown.
 function poll(every, tick) {
-  clearInterval(poller);
-  poller = setInterval(() => tick().catch(() => {}), every);
+  clearTimeout(poller);
+  const mine = shown;
+  const next = () => { if (mine === shown) poller = setTimeout(() => tick().catch(() => {}).finally(next), every); };
+  next();
 }
 
 // An SVG line chart of named series, each [[time ms, value]...]; redrawn by draw().
@@ -137,10 +146,11 @@ function throughputChart(first) {
     const t = await api('/topics');
     const now = Date.now();
     for (const topic of t.topics) {
-      if (topic.internal || !before.has(topic.name)) continue;
+      // A partition without an answer leaves the sum: no sample from this poll or the next.
+      if (topic.internal || !before.has(topic.name) || topic.unanswered) continue;
       chart.add(topic.name, now, Math.max(0, topic.high_watermarks - before.get(topic.name)) * 1000 / (now - at));
     }
-    before = new Map(t.topics.map(x => [x.name, x.high_watermarks]));
+    before = new Map(t.topics.filter(x => !x.unanswered).map(x => [x.name, x.high_watermarks]));
     at = now;
     chart.draw();
   });
@@ -358,13 +368,17 @@ const ROUTES = [
 async function route() {
   const [path, query] = location.hash.replace(/^#/, '').split('?');
   const params = new URLSearchParams(query || '');
-  clearInterval(poller);
+  clearTimeout(poller);
+  shown++;
+  reads.abort();
+  reads = new AbortController();
   view.setAttribute('aria-busy', 'true');
   try {
     const found = ROUTES.find(([re]) => re.test(path));
     if (!found) show(el('h1', {}, 'Not found'), link('/', 'the cluster'));
     else await found[1](path.match(found[0]), params);
   } catch (e) {
+    if (e.name === 'AbortError') return;  // the user moved on
     show(el('h1', {}, 'Cannot show this page'), problem(e));
   } finally {
     view.setAttribute('aria-busy', 'false');
