@@ -1,6 +1,7 @@
 #include "console/batch_json.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,24 @@ bool valid_utf8(std::string_view s) {
   return true;
 }
 
+// Offsets and timestamps from bytes nobody vouches for: sums saturate rather than
+// overflow (a hostile base offset near the int64 bounds).
+int64_t add_sat(int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out)) return b > 0 ? INT64_MAX : INT64_MIN;
+  return out;
+}
+int64_t last_offset_of(const BatchView& b) { return add_sat(b.base_offset().value(), b.last_offset_delta()); }
+int64_t offset_of(const BatchView& b, const RecordView& r) { return add_sat(b.base_offset().value(), r.offset_delta); }
+int64_t timestamp_of(const BatchView& b, const RecordView& r) {
+  if (b.timestamp_type() == TimestampType::kLogAppendTime) return b.max_timestamp();
+  return add_sat(b.base_timestamp(), r.timestamp_delta);
+}
+// Offsets from `from` up to `to`, 0 when `to` is not after it.
+int64_t gap_between(int64_t from, int64_t to) {
+  return to > from ? int64_t(std::min<uint64_t>(uint64_t(to) - uint64_t(from), INT64_MAX)) : 0;
+}
+
 json control_json(const RecordView& r) {
   auto key = parse_control_key(r.key);
   if (!key) return {{"error", std::string(record::to_string(key.error()))}};
@@ -66,8 +85,8 @@ json record_json(const BatchView& batch, const RecordView& r) {
   HeaderCursor h(r);
   Header header;
   while (h.next(header)) headers.push_back({{"key", std::string(header.key)}, {"value", bytes_json(header.value)}});
-  json out = {{"offset", batch.offset_of(r).value()},
-              {"timestamp", batch.timestamp_of(r)},
+  json out = {{"offset", offset_of(batch, r)},
+              {"timestamp", timestamp_of(batch, r)},
               {"key", bytes_json(r.key)},
               {"value", bytes_json(r.value)},
               {"headers", std::move(headers)},
@@ -133,7 +152,7 @@ json bytes_json(const std::optional<Bytes>& b) {
 json batch_header(const BatchView& b, size_t position) {
   const uint32_t computed = b.computed_crc();
   json out = {{"base_offset", b.base_offset().value()},
-              {"last_offset", b.last_offset().value()},
+              {"last_offset", last_offset_of(b)},
               {"record_count", b.record_count()},
               {"position", position},
               {"size", b.size()},
@@ -162,7 +181,7 @@ json batch_list(Bytes records, int64_t expected_next) {
   std::string end = for_each_batch(records, [&](const BatchView& b, size_t position) {
     json h = batch_header(b, position);
     const int64_t base = b.base_offset().value();
-    h["gap"] = base > expected_next ? base - expected_next : 0;
+    h["gap"] = gap_between(expected_next, base);
     if (b.is_control() && b.record_count() > 0) {  // the marker's type, for the list
       std::vector<uint8_t> scratch;
       if (auto bytes = uncompressed_records(b, scratch)) {
@@ -171,7 +190,7 @@ json batch_list(Bytes records, int64_t expected_next) {
         if (auto more = cursor.next(r); more && *more) h["marker"] = control_json(r);
       }
     }
-    expected_next = b.last_offset().value() + 1;
+    expected_next = add_sat(last_offset_of(b), 1);
     batches.push_back(std::move(h));
     return true;
   });
@@ -214,7 +233,7 @@ json record_list(Bytes bytes, const RecordQuery& q) {
   size_t bytes_kept = 0;
   bool full = false;
   for_each_batch(bytes, [&](const BatchView& b, size_t) {
-    const int64_t past = b.last_offset().value() + 1;
+    const int64_t past = add_sat(last_offset_of(b), 1);
     if (past <= q.from || (b.is_control() && !q.controls)) {
       next = std::max(next, past);
       return true;
@@ -234,9 +253,9 @@ json record_list(Bytes bytes, const RecordQuery& q) {
         return false;
       }
       if (!*more) break;
-      const int64_t offset = b.offset_of(r).value();
+      const int64_t offset = offset_of(b, r);
       if (offset < q.from) continue;
-      next = offset + 1;
+      next = add_sat(offset, 1);
       if (!matches(r, q.filter)) continue;
       json rec = record_json(b, r);
       rec["transactional"] = b.is_transactional();
