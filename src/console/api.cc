@@ -9,6 +9,7 @@
 #include "console/cluster_admin.h"
 #include "record/log_scanner.h"
 #include "record/validate.h"
+#include "tools/consumer_protocol.h"
 
 namespace strata::console {
 
@@ -57,6 +58,18 @@ bool has_partition(const protocol::MetadataResponse& m, int32_t partition) {
     if (p.partition_index == partition) return true;
   }
   return false;
+}
+
+// A member's partitions, from its assignment bytes when the group speaks Kafka's consumer
+// protocol: [{"topic", "partitions": [...]}]; null for another protocol or bytes that do
+// not decode.
+json assignment_json(const std::string& protocol_type, const std::vector<uint8_t>& bytes) {
+  if (protocol_type != "consumer" || bytes.empty()) return nullptr;
+  auto a = tools::decode_consumer_assignment(Bytes(bytes.data(), bytes.size()));
+  if (!a) return nullptr;
+  json out = json::array();
+  for (const auto& tp : a->message.assigned_partitions) out.push_back({{"topic", tp.topic}, {"partitions", tp.partitions}});
+  return out;
 }
 
 // An integer field of a write's body within [low, high], or `fallback` when absent.
@@ -115,9 +128,14 @@ Answer<json> topics(ClusterReader& c) {
   auto m = c.all_topics();
   if (!m) return fail(cluster_failure(m.error()));
   auto marks = c.watermarks(*m);
+  auto sizes = c.replica_sizes(*m);
   json out = json::array();
   for (const auto& t : m->topics) {
     if (!t.name) continue;
+    int64_t bytes = 0;  // of the leaders' replicas
+    for (const auto& p : t.partitions) {
+      if (auto it = sizes.find({*t.name, p.partition_index, p.leader_id}); it != sizes.end()) bytes += it->second;
+    }
     int64_t records = 0;
     int64_t high_watermarks = 0;  // their sum grows by what is written: the charts' throughput
     size_t leaderless = 0, under_replicated = 0, unanswered = 0;
@@ -135,6 +153,7 @@ Answer<json> topics(ClusterReader& c) {
                    {"partitions", t.partitions.size()},
                    {"replication_factor", t.partitions.empty() ? 0 : t.partitions[0].replica_nodes.size()},
                    {"records", records},
+                   {"bytes", bytes},
                    {"high_watermarks", high_watermarks},
                    {"unanswered", unanswered},
                    {"leaderless", leaderless},
@@ -148,6 +167,7 @@ Answer<json> topic(ClusterReader& c, const std::string& name) {
   if (!m) return fail(m.error());
   const auto& t = m->topics[0];
   auto marks = c.watermarks(*m);
+  auto sizes = c.replica_sizes(*m);
   json parts = json::array();
   for (const auto& p : t.partitions) {
     const Watermarks* w = mark(marks, name, p.partition_index);
@@ -155,6 +175,12 @@ Answer<json> topic(ClusterReader& c, const std::string& name) {
                  {"replicas", p.replica_nodes}, {"isr", p.isr_nodes}, {"offline", p.offline_replicas},
                  {"log_start_offset", w ? w->log_start : -1}, {"high_watermark", w ? w->high : -1}};
     if (!w) part["error"] = why_not(marks, name, p.partition_index);
+    json replica_bytes = json::object();  // by broker id
+    for (int32_t r : p.replica_nodes) {
+      if (auto it = sizes.find({name, p.partition_index, r}); it != sizes.end()) replica_bytes[std::to_string(r)] = it->second;
+    }
+    if (auto it = sizes.find({name, p.partition_index, p.leader_id}); it != sizes.end()) part["bytes"] = it->second;
+    part["replica_bytes"] = std::move(replica_bytes);
     parts.push_back(std::move(part));
   }
   json configs = json::array();
@@ -288,8 +314,10 @@ Answer<json> group(ClusterReader& c, const std::string& id) {
   }
   json members = json::array();
   for (const auto& mem : d->members) {
-    members.push_back({{"member_id", mem.member_id}, {"client_id", mem.client_id}, {"host", mem.client_host},
-                       {"instance_id", mem.group_instance_id ? json(*mem.group_instance_id) : json(nullptr)}});
+    json member = {{"member_id", mem.member_id}, {"client_id", mem.client_id}, {"host", mem.client_host},
+                   {"instance_id", mem.group_instance_id ? json(*mem.group_instance_id) : json(nullptr)},
+                   {"assignment", assignment_json(d->protocol_type, mem.member_assignment)}};
+    members.push_back(std::move(member));
   }
   return json{{"group", id}, {"state", d->group_state}, {"protocol_type", d->protocol_type},
               {"protocol", d->protocol_data}, {"members", std::move(members)}, {"offsets", std::move(parts)},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/find_coordinator.h"
 #include "protocol/apis/list_groups.h"
 #include "protocol/apis/list_offsets.h"
@@ -168,6 +169,32 @@ Result<int64_t, std::string> ClusterReader::offset_for_time(const MetadataRespon
   if (!leader) return fail(leader.error());
   auto r = list_offsets(**leader, {{topic, partition}}, timestamp_ms);
   return r.at({topic, partition});
+}
+
+std::map<std::tuple<std::string, int32_t, int32_t>, int64_t> ClusterReader::replica_sizes(const MetadataResponse& m) {
+  std::map<std::tuple<std::string, int32_t, int32_t>, int64_t> out;
+  DescribeLogDirsRequest request;
+  for (const auto& t : m.topics) {
+    if (!t.name || t.error_code != 0) continue;
+    DescribeLogDirsRequest::Topic topic{*t.name, {}};
+    for (const auto& p : t.partitions) topic.partitions.push_back(p.partition_index);
+    request.topics->push_back(std::move(topic));
+  }
+  if (request.topics->empty()) return out;
+  for (const auto& b : m.brokers) {
+    auto c = at(b.host, b.port);
+    if (!c) continue;
+    auto r = (*c)->call<DescribeLogDirsResponse>(request);
+    if (!r || r->error_code != 0) continue;
+    for (const auto& dir : r->results) {
+      for (const auto& t : dir.topics) {
+        for (const auto& p : t.partitions) {
+          if (!p.is_future_key) out[{t.name, p.partition_index, b.node_id}] += p.partition_size;
+        }
+      }
+    }
+  }
+  return out;
 }
 
 Result<std::vector<DescribeConfigsResponse::Config>, std::string> ClusterReader::topic_configs(

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -70,6 +71,10 @@ class ClusterReader {
   // The first offset with a timestamp at or after `timestamp_ms` (-1: none).
   Result<int64_t, std::string> offset_for_time(const protocol::MetadataResponse& metadata, const std::string& topic,
                                                int32_t partition, int64_t timestamp_ms);
+  // The bytes of each replica of the topics Metadata named, by (topic, partition,
+  // broker), from DescribeLogDirs sent to every broker (one that does not answer leaves
+  // its replicas out).
+  std::map<std::tuple<std::string, int32_t, int32_t>, int64_t> replica_sizes(const protocol::MetadataResponse& metadata);
   // A topic's configs as DescribeConfigs gives them.
   Result<std::vector<protocol::DescribeConfigsResponse::Config>, std::string> topic_configs(const std::string& topic);
   // Fetch (read_uncommitted: every batch, aborted ones and markers too) of at most

@@ -5,7 +5,8 @@ confluent-kafka; a group commits 4 per partition through another broker's coordi
 view. Broker 1's console lists the 3 brokers and the controller, every partition with its
 own leader (all 3 brokers lead some), and reads each partition's batches and messages
 from its leader, wherever it is; the group's lag sums all six; a topic created through
-the console is placed over the cluster.
+the console is placed over the cluster. Partition sizes come from each replica's broker
+(DescribeLogDirs), a live member's assignment from DescribeGroups.
 
     console.py STRATA_BINARY
 """
@@ -30,6 +31,31 @@ def get(port, path, body=None):
                                  headers={"Content-Type": "application/json"} if data else {})
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
+
+
+def check_sizes_and_assignments(c, port):
+    """Each partition's bytes come from DescribeLogDirs of the broker holding it, and a live
+    member's assignment is decoded from DescribeGroups."""
+    t = get(port, "/api/topics/" + TOPIC)
+    for part in t["partitions"]:
+        check(part["bytes"] > 0 and list(part["replica_bytes"]) == [str(part["leader"])],
+              "partition %d's size from its one replica's broker: %s" % (part["partition"], part["replica_bytes"]))
+    listed = next(x for x in get(port, "/api/topics")["topics"] if x["name"] == TOPIC)
+    check(listed["bytes"] == sum(p["bytes"] for p in t["partitions"]), "the topic's size is its partitions'")
+    consumer = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "live-group", "session.timeout.ms": 6000})
+    consumer.subscribe([TOPIC])
+    deadline = time.time() + 30
+    while not consumer.assignment() and time.time() < deadline:
+        consumer.poll(0.5)
+    g = {}
+    while time.time() < deadline:
+        consumer.poll(0.2)
+        g = get(port, "/api/group?id=live-group")
+        if g["state"] == "Stable" and g["members"] and g["members"][0]["assignment"]:
+            break
+    consumer.close()
+    check(g["members"][0]["assignment"] == [{"topic": TOPIC, "partitions": [0, 1, 2, 3, 4, 5]}],
+          "the live member's assignment: %s" % g.get("members"))
 
 
 def check_lag_metrics(ports):
@@ -71,6 +97,7 @@ def main():
         consumer.commit(offsets=[TopicPartition(TOPIC, part, 4) for part in range(6)], asynchronous=False)
         consumer.close()
 
+        check_sizes_and_assignments(c, port)
         cluster = get(port, "/api/cluster")
         check(sorted(b["id"] for b in cluster["brokers"]) == [1, 2, 3], "the console lists 3 brokers")
         check(cluster["controller"] in (1, 2, 3), "and the controller")

@@ -229,6 +229,7 @@ def main():
         check(cluster["cluster_id"] and cluster["controller"] == cluster["brokers"][0]["id"], "cluster id, controller")
         topics = {t["name"]: t for t in get(metrics_port, "/api/topics")["topics"]}
         check(topics[TOPIC]["partitions"] == 2 and topics[TOPIC]["replication_factor"] == 1, "the topic listed")
+        check(topics[TOPIC]["bytes"] > 0, "with its size")
         t = get(metrics_port, "/api/topics/" + TOPIC)
         p0 = t["partitions"][0]
         check(p0["log_start_offset"] == 0 and p0["high_watermark"] == 25, "partition 0: 21 + 2 records + 2 markers: %s" % p0)

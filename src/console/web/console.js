@@ -136,6 +136,13 @@ class LiveChart {
   }
 }
 
+function bytesText(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return (i ? n.toFixed(1) : String(n)) + ' ' + units[i];
+}
+
 function fmt(v) { return v >= 1e6 ? (v / 1e6).toFixed(1) + 'M' : v >= 1e4 ? (v / 1e3).toFixed(1) + 'k' : String(Math.round(v)); }
 
 // Records per second into each topic, from the growth of its high watermarks.
@@ -181,6 +188,7 @@ async function topicsPage() {
     topicsPage),
     table([['Name', x => link('/topic/' + x.name, x.name)], ['Partitions', x => x.partitions, 'num'],
       ['Replication', x => x.replication_factor, 'num'], ['Records', x => x.records, 'num'],
+      ['Size', x => bytesText(x.bytes), 'num'],
       ['Under-replicated', x => x.under_replicated, 'num'], ['Leaderless', x => x.leaderless, 'num'],
       ['Internal', x => x.internal ? 'yes' : '']], t.topics, {id: 'topics'}));
 }
@@ -194,6 +202,7 @@ async function topicPage(name) {
       ['Replicas', x => x.replicas.join(',')], ['ISR', x => x.isr.join(',')], ['Offline', x => x.offline.join(',')],
       ['Log start', x => x.log_start_offset, 'num'], ['High watermark', x => x.high_watermark, 'num'],
       ['Records', x => x.high_watermark - x.log_start_offset, 'num'],
+      ['Size', x => x.bytes === undefined ? '-' : bytesText(x.bytes), 'num'],
       ['', x => el('span', {}, link('/topic/' + name + '/' + x.partition + '/batches', 'batches'), ' ',
         link('/topic/' + name + '/' + x.partition + '/messages', 'messages'))]], p, {id: 'partitions'}),
     actionForm('add-partitions', 'Add partitions', [['New total', input('count', {type: 'number', min: p.length + 1, value: p.length + 1})]],
@@ -324,7 +333,9 @@ async function groupPage(id) {
     el('dl', {class: 'facts'}, el('dt', {}, 'State'), el('dd', {}, g.state), el('dt', {}, 'Assignor'), el('dd', {}, g.protocol || '-'),
       el('dt', {}, 'Members'), el('dd', {}, g.members.length), el('dt', {}, 'Total lag'), el('dd', {id: 'lag'}, g.lag)),
     el('h2', {}, 'Members'),
-    table([['Member', m => m.member_id], ['Client', m => m.client_id], ['Host', m => m.host]], g.members, {id: 'members'}),
+    table([['Member', m => m.member_id], ['Client', m => m.client_id], ['Host', m => m.host],
+      ['Assigned', m => m.assignment ? m.assignment.map(a => `${a.topic}: ${a.partitions.join(',')}`).join('; ') : '-']],
+    g.members, {id: 'members'}),
     el('h2', {}, 'Offsets'),
     table([['Topic', o => link('/topic/' + o.topic, o.topic)], ['Partition', o => o.partition, 'num'],
       ['Committed', o => o.committed, 'num'], ['High watermark', o => o.high_watermark ?? '-', 'num'],
