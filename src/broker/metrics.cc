@@ -98,6 +98,15 @@ std::vector<MetricFamily> broker_metric_families(const BrokerFigures& figures) {
                       "Partitions this broker leads whose ISR is smaller than their replicas.");
   auto under_min = family("kafka_server_replicamanager_underminisrpartitioncount", "gauge",
                           "Partitions this broker leads whose ISR is below min.insync.replicas.");
+  auto partition_count = family("kafka_server_replicamanager_partitioncount", "gauge",
+                                "Partitions with a replica on this broker.");
+  auto leader_count = family("kafka_server_replicamanager_leadercount", "gauge", "Partitions this broker leads.");
+  auto global_topics = family("kafka_controller_kafkacontroller_globaltopiccount", "gauge",
+                              "Topics in the cluster (on the active controller; 0 elsewhere).");
+  auto global_partitions = family("kafka_controller_kafkacontroller_globalpartitioncount", "gauge",
+                                  "Partitions in the cluster (on the active controller; 0 elsewhere).");
+  auto offline = family("kafka_controller_kafkacontroller_offlinepartitionscount", "gauge",
+                        "Partitions without a leader (on the active controller; 0 elsewhere).");
   auto compacted = family("strata_log_cleaner_compacted_partitions", "gauge",
                           "Partitions whose cleanup.policy includes compact.");
   auto max_ratio = family("strata_log_cleaner_max_dirty_ratio", "gauge",
@@ -142,6 +151,11 @@ std::vector<MetricFamily> broker_metric_families(const BrokerFigures& figures) {
     cleaning += s.in_progress ? 1 : 0;
   }
   partitions.samples.push_back({{}, double(figures.partitions)});
+  partition_count.samples.push_back({{}, double(figures.partitions)});
+  leader_count.samples.push_back({{}, double(figures.leaders)});
+  global_topics.samples.push_back({{}, double(figures.controller ? figures.global_topics : 0)});
+  global_partitions.samples.push_back({{}, double(figures.controller ? figures.global_partitions : 0)});
+  offline.samples.push_back({{}, double(figures.controller ? figures.offline_partitions : 0)});
   under.samples.push_back({{}, double(figures.under_replicated)});
   under_min.samples.push_back({{}, double(figures.under_min_isr)});
   compacted.samples.push_back({{}, double(figures.compacted.size())});
@@ -149,7 +163,8 @@ std::vector<MetricFamily> broker_metric_families(const BrokerFigures& figures) {
   max_delay.samples.push_back({{}, double(longest_delay_ms)});
   in_progress.samples.push_back({{}, double(cleaning)});
   std::vector<MetricFamily> out;
-  for (MetricFamily* f : {&partitions, &under, &under_min, &compacted, &max_ratio, &max_delay, &in_progress, &ratio,
+  for (MetricFamily* f : {&partitions, &partition_count, &leader_count, &global_topics, &global_partitions, &offline,
+                          &under, &under_min, &compacted, &max_ratio, &max_delay, &in_progress, &ratio,
                           &first_dirty, &last_clean, &cleanings, &bytes_read, &bytes_written}) {
     out.push_back(std::move(*f));
   }
@@ -161,8 +176,13 @@ BrokerFigures collect_broker_figures(Broker& broker) {
   const std::vector<storage::TopicPartition> partitions = broker.logs().partitions();
   figures.partitions = partitions.size();
   auto snapshot = broker.metadata();
+  figures.controller = snapshot->cluster().controller_id == broker.config().node_id;
+  figures.global_topics = snapshot->topics().size();
   for (const auto& t : snapshot->topics()) {
     for (const PartitionMeta& p : t->partitions) {
+      ++figures.global_partitions;
+      if (p.leader < 0) ++figures.offline_partitions;
+      if (p.leader == broker.config().node_id) ++figures.leaders;
       if (p.leader != broker.config().node_id || p.replicas.empty()) continue;
       if (p.isr.size() < p.replicas.size()) ++figures.under_replicated;
       if (p.isr.size() < size_t(std::max(t->log_config.min_insync_replicas, 1))) ++figures.under_min_isr;

@@ -59,6 +59,13 @@ struct BrokerFigures {
   // whose ISR is below min.insync.replicas (Kafka's ReplicaManager gauges).
   size_t under_replicated = 0;
   size_t under_min_isr = 0;
+  size_t leaders = 0;  // partitions this broker leads (Kafka's LeaderCount)
+  // On the active controller only (Kafka's KafkaController gauges; others report 0):
+  // the cluster's topics, partitions, and partitions without a leader.
+  bool controller = false;
+  size_t global_topics = 0;
+  size_t global_partitions = 0;
+  size_t offline_partitions = 0;
   std::vector<CompactedPartition> compacted;  // in partition order
 };
 

@@ -71,6 +71,7 @@ TEST(MetricsFormat, CleanerFamilies) {
   };
   EXPECT_TRUE(has("strata_partitions 5")) << text;
   EXPECT_TRUE(has("kafka_server_replicamanager_underreplicatedpartitions 2"));
+  EXPECT_TRUE(has("kafka_controller_kafkacontroller_offlinepartitionscount 0"));  // not the controller
   EXPECT_TRUE(has("kafka_server_replicamanager_underminisrpartitioncount 1"));
   EXPECT_TRUE(has("strata_log_cleaner_compacted_partitions 2"));
   EXPECT_TRUE(has("strata_log_cleaner_max_dirty_ratio 0.5"));

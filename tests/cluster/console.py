@@ -77,6 +77,16 @@ def check_lag_metrics(ports):
     check('kafka_consumergroup_lag_sum{consumergroup="spread-group",topic="%s"} 36' % TOPIC in full[0].splitlines(),
           "the coordinator's lag over all six partitions (kafka_consumergroup_lag_sum 36)")
 
+    def gauge(text, name):
+        return next(float(l.split()[1]) for l in text.splitlines() if l.startswith(name + " "))
+    controllers = [t for t in texts if gauge(t, "kafka_controller_kafkacontroller_activecontrollercount") == 1]
+    check(len(controllers) == 1, "one active controller")
+    total = gauge(controllers[0], "kafka_controller_kafkacontroller_globalpartitioncount")
+    check(total >= 6 and gauge(controllers[0], "kafka_controller_kafkacontroller_offlinepartitionscount") == 0,
+          "the controller counts %d partitions, none offline" % total)
+    check(sum(gauge(t, "kafka_server_replicamanager_leadercount") for t in texts) == total,
+          "the brokers' leader counts add up to the cluster's partitions")
+
 
 def main():
     ports = {n: free_port() for n in (1, 2, 3)}
