@@ -24,8 +24,8 @@ std::vector<uint8_t> batch(int64_t base, int count, Codec codec = Codec::kNone) 
   o.producer_epoch = ProducerEpoch(1);
   o.base_sequence = Sequence(int32_t(base));
   BatchBuilder b(o);
-  static const std::string key = "k", value = "{\"n\": 1}";
-  std::vector<Header> headers{{"trace", bytes_of("abc")}};
+  static const std::string key = "k", value = "{\"n\": 1}", trace = "abc";
+  std::vector<Header> headers{{"trace", bytes_of(trace)}};
   for (int i = 0; i < count; ++i) b.append(1000 + i, bytes_of(key), bytes_of(value), headers);
   return *b.finish();
 }
