@@ -5,7 +5,7 @@ partition holds GB of records, side by side with kcat asking the broker the same
     console_bench.py STRATA STRATA_PERF [GB] [--quick]   (default 10 GB; --quick: 0.05 GB)
 
 One broker (its log dir under $TMPDIR), one topic of one partition filled by strata_perf
-with 1 KiB records (acks=1, lz4) to GB gigabytes. Then, each REPEAT times (median
+with 1 KiB records (acks=1, uncompressed, so the log holds GB gigabytes on disk). Then, each REPEAT times (median
 reported), through the admin listener's API (what the page fetches):
 
 - cluster page: /api/settings + /api/cluster + /api/topics (ListOffsets included);
@@ -93,7 +93,7 @@ def main():
         records = int(GB * 1e9 / RECORD)
         t = time.time()
         out = subprocess.run([perf, "produce", "--bootstrap", bootstrap, "--topic", TOPIC, "--records", str(records),
-                              "--record-size", str(RECORD), "--acks", "1", "--linger-ms", "20", "--compression", "lz4",
+                              "--record-size", str(RECORD), "--acks", "1", "--linger-ms", "20", "--compression", "none",
                               "--partitions", "1", "--max-seconds", "3600"], capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(out.stdout + out.stderr)
