@@ -53,11 +53,14 @@ std::string why_not(const std::map<std::pair<std::string, int32_t>, Watermarks>&
   return it == marks.end() || !it->second.error ? "no offsets" : *it->second.error;
 }
 
-bool has_partition(const protocol::MetadataResponse& m, int32_t partition) {
-  for (const auto& p : m.topics[0].partitions) {
-    if (p.partition_index == partition) return true;
+// Metadata of one topic that has `partition`; 404 otherwise.
+Answer<protocol::MetadataResponse> partition_metadata(ClusterReader& c, const std::string& topic, int32_t partition) {
+  auto m = topic_metadata(c, topic);
+  if (!m) return fail(m.error());
+  for (const auto& p : m->topics[0].partitions) {
+    if (p.partition_index == partition) return m;
   }
-  return false;
+  return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
 }
 
 // A member's partitions, from its assignment bytes when the group speaks Kafka's consumer
@@ -202,9 +205,8 @@ Answer<json> topic(ClusterReader& c, const std::string& name) {
 
 // The batches of a partition from the one holding `offset` on, one Fetch's worth.
 Answer<json> batches(ClusterReader& c, const std::string& topic, int32_t partition, int64_t offset) {
-  auto m = topic_metadata(c, topic);
+  auto m = partition_metadata(c, topic, partition);
   if (!m) return fail(m.error());
-  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   auto f = c.fetch(*m, topic, partition, offset, kFetchBytes);
   if (!f) return fail(cluster_failure(f.error()));
   json out = batch_list(f->records, std::max(offset, f->log_start_offset));
@@ -219,9 +221,8 @@ Answer<json> batches(ClusterReader& c, const std::string& topic, int32_t partiti
 
 // The batch that holds `offset`, opened.
 Answer<json> batch(ClusterReader& c, const std::string& topic, int32_t partition, int64_t offset) {
-  auto m = topic_metadata(c, topic);
+  auto m = partition_metadata(c, topic, partition);
   if (!m) return fail(m.error());
-  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   auto f = c.fetch(*m, topic, partition, offset, kFetchBytes);
   if (!f) return fail(cluster_failure(f.error() + " (offset " + std::to_string(offset) + ")"));
   record::LogScanner scanner(f->records);
@@ -238,9 +239,8 @@ Answer<json> batch(ClusterReader& c, const std::string& topic, int32_t partition
 // Records from where `q` says, at most `q.limit`, keeping those that hold `q.filter`;
 // at most kBrowseFetchesMax fetches are read.
 Answer<json> messages(ClusterReader& c, const std::string& topic, int32_t partition, const Browse& q) {
-  auto m = topic_metadata(c, topic);
+  auto m = partition_metadata(c, topic, partition);
   if (!m) return fail(m.error());
-  if (!has_partition(*m, partition)) return fail(Failure{404, "no partition " + topic + "-" + std::to_string(partition)});
   const size_t limit = size_t(std::clamp<int64_t>(q.limit, 1, kMessagesPerPageMax));
   auto marks = c.watermarks(*m);
   const Watermarks* w = mark(marks, topic, partition);
