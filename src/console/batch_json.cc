@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/utf8.h"
 #include "record/batch_format.h"
 #include "record/control.h"
 #include "record/errors.h"
@@ -21,36 +22,6 @@ using namespace strata::record;
 
 namespace {
 
-// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, at most U+10FFFF).
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = uint8_t(s[i]);
-    size_t more = 0;  // continuation bytes
-    uint32_t cp = c;
-    if (c >= 0x80) {
-      if ((c >> 5) == 0x6) {
-        more = 1, cp = c & 0x1F;
-      } else if ((c >> 4) == 0xE) {
-        more = 2, cp = c & 0x0F;
-      } else if ((c >> 3) == 0x1E) {
-        more = 3, cp = c & 0x07;
-      } else {
-        return false;
-      }
-    }
-    if (more >= s.size() - i) return false;
-    for (size_t k = 1; k <= more; ++k) {
-      const auto b = uint8_t(s[i + k]);
-      if ((b >> 6) != 0x2) return false;
-      cp = (cp << 6) | (b & 0x3F);
-    }
-    static constexpr uint32_t kLeast[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kLeast[more] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += more + 1;
-  }
-  return true;
-}
 
 // Offsets and timestamps from bytes nobody vouches for: sums saturate rather than
 // overflow (a hostile base offset near the int64 bounds).

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "common/kafka_errors.h"
+#include "common/utf8.h"
 #include "security/acl_internal.h"
 
 namespace strata::security {
@@ -184,36 +185,6 @@ std::string to_string(const AclBinding& b) {
 
 namespace detail {
 
-bool valid_utf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const uint8_t c = uint8_t(s[i]);
-    size_t extra;
-    uint32_t cp;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      extra = 1, cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      extra = 2, cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      extra = 3, cp = c & 0x07;
-    } else {
-      return false;  // a continuation byte first, an overlong lead (C0, C1) or past U+10FFFF
-    }
-    if (s.size() - i - 1 < extra) return false;
-    for (size_t k = 1; k <= extra; ++k) {
-      const uint8_t d = uint8_t(s[i + k]);
-      if ((d & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (d & 0x3F);
-    }
-    const uint32_t min = extra == 1 ? 0x80 : extra == 2 ? 0x800 : 0x10000;
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
-  }
-  return true;
-}
 
 bool is_principal(std::string_view p) {
   return p.find(':') != std::string_view::npos;
@@ -262,7 +233,7 @@ Result<void, AclError> validate_acl_binding(const AclBinding& b) {
                                 std::string(kClusterResourceName)));
   }
   if (b.name.empty()) return fail(invalid_request("Invalid empty resource name"));
-  if (!detail::valid_utf8(b.name)) {
+  if (!valid_utf8(b.name)) {
     return fail(invalid_request("The resource name is not valid UTF-8"));
   }
   auto entry = detail::check_entry(b.principal, b.host, b.operation, b.permission);

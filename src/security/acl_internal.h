@@ -9,9 +9,6 @@
 
 namespace strata::security::detail {
 
-// Well-formed UTF-8: no overlong forms, surrogates or code points past U+10FFFF.
-bool valid_utf8(std::string_view s);
-
 // Kafka's principal form: a type, a colon, a name (either may be empty, as Kafka's
 // split(":", 2) allows).
 bool is_principal(std::string_view p);

@@ -4,6 +4,7 @@
 
 #include "common/ascii.h"
 #include "common/properties.h"
+#include "common/utf8.h"
 #include "security/base64.h"
 
 namespace strata::tools {
@@ -24,26 +25,6 @@ std::optional<std::pair<std::string, size_t>> take_until(const std::string& line
   return std::pair{line.substr(from, at - from), at + separator.size()};
 }
 
-// Well-formed UTF-8 (overlong forms and surrogates not refused: JSON text is the goal).
-bool valid_utf8(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t more = 0;
-    if (c >= 0x80) {
-      if ((c >> 5) == 0x6) more = 1;
-      else if ((c >> 4) == 0xe) more = 2;
-      else if ((c >> 3) == 0x1e) more = 3;
-      else return false;
-    }
-    if (s.size() - i <= more) return false;
-    for (size_t k = 1; k <= more; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return false;
-    }
-    i += more + 1;
-  }
-  return true;
-}
 
 nlohmann::json bytes_json(const std::optional<std::string>& v) {
   if (!v) return nullptr;
