@@ -89,6 +89,7 @@ Result<int64_t, std::string> allocate_producer_ids(EtcdClient& etcd, const Keys&
 // broker with the same node.id, unless its lease runs out within one session timeout.
 Result<void, std::string> ClusterNode::register_broker() {
   const int64_t ttl_s = std::max<int64_t>(2, (options_.session_timeout.count() + 999) / 1000);
+  const auto sent = std::chrono::steady_clock::now();
   auto lease = etcd_.grant(ttl_s);
   if (!lease) return fail("etcd: cannot create a session lease: " + text(lease.error()));
   BrokerRegistration reg{options_.node_id, options_.endpoints, options_.rack, wall_ms(), options_.directory_id};
@@ -100,6 +101,7 @@ Result<void, std::string> ClusterNode::register_broker() {
     if (r->succeeded) {
       lease_ = lease->id;
       broker_epoch_ = r->revision;
+      renewed(sent, ttl_s);
       spdlog::info("registered as broker {} in etcd (broker epoch {})", options_.node_id, r->revision);
       return {};
     }
@@ -190,7 +192,20 @@ void ClusterNode::publish(std::shared_ptr<const ClusterView> v) {
     std::lock_guard lock(mu_);
     view_ = v;
   }
+  view_revision_ = v->revision;
   if (on_view_) on_view_(v);
+}
+
+// etcd counts the TTL from when it receives the request, so the lease lasts at least
+// `ttl_s` from `sent` by etcd's clock; a fifth of it (500 ms at least) is left for the two
+// clocks' rates and the controller's reaction, which only make the real expiry later.
+void ClusterNode::renewed(std::chrono::steady_clock::time_point sent, int64_t ttl_s) {
+  const auto ttl = std::chrono::milliseconds(ttl_s * 1000);
+  const auto margin = std::max(std::chrono::milliseconds(500), ttl / 5);
+  const auto until = (sent + ttl - margin).time_since_epoch().count();
+  auto seen = session_valid_until_.load();
+  while (seen < until && !session_valid_until_.compare_exchange_weak(seen, until)) {
+  }
 }
 
 bool ClusterNode::wait_or_stop(std::chrono::milliseconds d) {
@@ -207,12 +222,17 @@ void ClusterNode::session_loop() {
   const auto interval = options_.session_timeout / 3;
   while (!wait_or_stop(std::chrono::duration_cast<std::chrono::milliseconds>(interval))) {
     if (withdrawing_) continue;  // controlled shutdown: the lease is gone on purpose
+    const auto sent = std::chrono::steady_clock::now();
     auto ttl = etcd_.keepalive(lease_.load());
     if (!ttl) {
       unreachable.warn("etcd: session renewal failed: {}", text(ttl.error()));
       continue;
     }
-    if (*ttl > 0) continue;
+    if (*ttl > 0) {
+      renewed(sent, *ttl);
+      continue;
+    }
+    session_valid_until_ = 0;
     spdlog::warn("broker {}: the etcd session expired; registering again", options_.node_id);
     controller_epoch_ = 0;
     if (auto r = register_broker(); !r) spdlog::error("broker {}: {}", options_.node_id, r.error());

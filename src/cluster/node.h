@@ -81,6 +81,17 @@ class ClusterNode {
   void withdraw(std::chrono::milliseconds timeout, const std::function<bool(const ClusterView&)>& done);
 
   std::shared_ptr<const ClusterView> view() const;
+  // Whether this node's etcd session is surely alive: its lease was granted or last
+  // renewed by a request sent less than the lease's TTL ago (less a margin for the clocks'
+  // rates). Past that, etcd may have expired the lease and another broker may lead what
+  // this one led while its view still says otherwise (it is cut from etcd), so it must
+  // not act as a coordinator until a renewal or a new registration succeeds. After a new
+  // registration, the view must also have caught up with it (a view older than the
+  // registration may still show leaderships that moved while the session was lost).
+  bool session_current() const {
+    return std::chrono::steady_clock::now().time_since_epoch().count() < session_valid_until_.load() &&
+           view_revision_.load() >= broker_epoch_.load();
+  }
   int32_t node_id() const { return options_.node_id; }
   int64_t broker_epoch() const { return broker_epoch_.load(); }
   // This node's controller epoch while it is the controller; 0 otherwise.
@@ -95,6 +106,8 @@ class ClusterNode {
   void after_change(const ClusterView& v);
   void try_elect(const ClusterView& v);
   void session_loop();
+  // A grant or renewal sent at `sent` succeeded with `ttl_s` seconds left.
+  void renewed(std::chrono::steady_clock::time_point sent, int64_t ttl_s);
   void watch_loop();
   bool wait_or_stop(std::chrono::milliseconds d);
 
@@ -105,6 +118,8 @@ class ClusterNode {
   OnView on_view_;
 
   std::atomic<int64_t> lease_{0};
+  std::atomic<std::chrono::steady_clock::rep> session_valid_until_{0};  // see session_current()
+  std::atomic<int64_t> view_revision_{0};                                // the published view's
   std::atomic<bool> withdrawing_{false};  // withdraw(): no renewal, no registering again
   std::atomic<int64_t> broker_epoch_{0};
   std::atomic<int64_t> controller_epoch_{0};
