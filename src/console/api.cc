@@ -242,7 +242,7 @@ Answer<json> messages(ClusterReader& c, const std::string& topic, int32_t partit
   auto m = partition_metadata(c, topic, partition);
   if (!m) return fail(m.error());
   const size_t limit = size_t(std::clamp<int64_t>(q.limit, 1, kMessagesPerPageMax));
-  auto marks = c.watermarks(*m);
+  auto marks = c.watermarks(*m, partition);  // the one partition browsed
   const Watermarks* w = mark(marks, topic, partition);
   if (!w) return fail(cluster_failure(why_not(marks, topic, partition)));
   int64_t from = w->log_start;
@@ -386,7 +386,7 @@ Answer<json> reset(ClusterReader& c, const std::string& group, const json& body)
   const std::string topic = topic_field->get<std::string>();
   auto m = topic_metadata(c, topic);
   if (!m) return fail(m.error());
-  auto marks = c.watermarks(*m);
+  auto marks = c.watermarks(*m, *only >= 0 ? std::optional<int32_t>(int32_t(*only)) : std::nullopt);
   std::vector<GroupOffset> offsets;
   for (const auto& p : m->topics[0].partitions) {
     if (*only >= 0 && *only != p.partition_index) continue;

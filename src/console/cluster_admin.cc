@@ -18,9 +18,7 @@ constexpr int8_t kTopicResource = 2;
 
 Done kafka_result(int16_t code, const std::optional<std::string>& message) {
   if (code == 0) return {};
-  std::string out = client::kafka_error_name(code);
-  if (message && !message->empty()) out += ": " + *message;
-  return fail(out);
+  return fail(kafka_text(code, message));
 }
 
 template <class Resp, class Req>

@@ -19,12 +19,6 @@ constexpr int64_t kLatest = -1;
 
 std::string text(const client::ClientError& e) { return e.message; }
 
-std::string kafka_text(int16_t code, const std::optional<std::string>& message = std::nullopt) {
-  std::string out = client::kafka_error_name(code);
-  if (message && !message->empty()) out += ": " + *message;
-  return out;
-}
-
 const MetadataResponse::Partition* find_partition(const MetadataResponse& m, const std::string& topic,
                                                   int32_t partition) {
   for (const auto& t : m.topics) {
@@ -37,6 +31,12 @@ const MetadataResponse::Partition* find_partition(const MetadataResponse& m, con
 }
 
 }  // namespace
+
+std::string kafka_text(int16_t code, const std::optional<std::string>& message) {
+  std::string out = client::kafka_error_name(code);
+  if (message && !message->empty()) out += ": " + *message;
+  return out;
+}
 
 Result<ClusterReader, client::ClientError> ClusterReader::connect(const std::string& bootstrap,
                                                                   const client::ConnectOptions& options) {
@@ -127,12 +127,14 @@ std::map<std::pair<std::string, int32_t>, Result<int64_t, std::string>> list_off
 
 }  // namespace
 
-std::map<std::pair<std::string, int32_t>, Watermarks> ClusterReader::watermarks(const MetadataResponse& m) {
+std::map<std::pair<std::string, int32_t>, Watermarks> ClusterReader::watermarks(const MetadataResponse& m,
+                                                                                std::optional<int32_t> only) {
   std::map<std::pair<std::string, int32_t>, Watermarks> out;
   std::map<int32_t, Partitions> by_leader;
   for (const auto& t : m.topics) {
     if (!t.name || t.error_code != 0) continue;
     for (const auto& p : t.partitions) {
+      if (only && p.partition_index != *only) continue;
       if (p.leader_id < 0) {
         out[{*t.name, p.partition_index}].error = fmt::format("{}-{} has no leader", *t.name, p.partition_index);
         continue;

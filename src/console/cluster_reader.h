@@ -41,6 +41,10 @@ struct FetchedPartition {
   std::vector<uint8_t> records;  // a copy of the RECORDS bytes (whole batches, maybe a cut tail)
 };
 
+// Kafka's name for `code`, then the broker's message if it sent one: "TOPIC_ALREADY_EXISTS:
+// Topic 'x' already exists." (api.cc maps the name to an HTTP status).
+std::string kafka_text(int16_t code, const std::optional<std::string>& message = std::nullopt);
+
 struct GroupListing {
   std::string group;
   std::string protocol_type;
@@ -67,7 +71,9 @@ class ClusterReader {
   // Earliest and latest offsets of each partition Metadata named, asked of its leader:
   // two ListOffsets per leader. A partition without an answer has `error` set (a broker
   // that could not be reached is not tried again within this reader).
-  std::map<std::pair<std::string, int32_t>, Watermarks> watermarks(const protocol::MetadataResponse& metadata);
+  // `only`: that partition alone (of the first topic Metadata named).
+  std::map<std::pair<std::string, int32_t>, Watermarks> watermarks(const protocol::MetadataResponse& metadata,
+                                                                    std::optional<int32_t> only = std::nullopt);
   // The first offset with a timestamp at or after `timestamp_ms` (-1: none).
   Result<int64_t, std::string> offset_for_time(const protocol::MetadataResponse& metadata, const std::string& topic,
                                                int32_t partition, int64_t timestamp_ms);
