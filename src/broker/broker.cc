@@ -452,7 +452,8 @@ bool checks_own_acls(int16_t api_key) {
       DescribeClusterRequest::kApiKey, WriteTxnMarkersRequest::kApiKey, ElectLeadersRequest::kApiKey,
       AlterPartitionReassignmentsRequest::kApiKey, ListPartitionReassignmentsRequest::kApiKey,
       DescribeLogDirsRequest::kApiKey, DescribeProducersRequest::kApiKey, DescribeTransactionsRequest::kApiKey,
-      ListTransactionsRequest::kApiKey};
+      ListTransactionsRequest::kApiKey, ConsumerGroupHeartbeatRequest::kApiKey,
+      ConsumerGroupDescribeRequest::kApiKey};
   for (int16_t k : kChecked) {
     if (k == api_key) return true;
   }

@@ -35,6 +35,46 @@ Result<void, std::string> parse_per_ip_overrides(
   return {};
 }
 
+// Kafka's GroupCoordinatorConfig requirements on the consumer protocol's timeouts.
+Result<void, std::string> check_consumer_group_settings(const group::GroupConfig& g) {
+  auto within = [](const char* name, int32_t v, int32_t lo, int32_t hi) -> Result<void, std::string> {
+    if (v < lo || v > hi) {
+      return fail(std::string(name) + " must be within its min and max (" + std::to_string(lo) + ".." +
+                  std::to_string(hi) + "): " + std::to_string(v));
+    }
+    return {};
+  };
+  if (g.consumer_min_session_timeout_ms > g.consumer_max_session_timeout_ms ||
+      g.consumer_min_heartbeat_interval_ms > g.consumer_max_heartbeat_interval_ms) {
+    return fail(std::string("group.consumer min settings must not exceed their max"));
+  }
+  if (auto r = within("group.consumer.session.timeout.ms", g.consumer_session_timeout_ms,
+                      g.consumer_min_session_timeout_ms, g.consumer_max_session_timeout_ms); !r) {
+    return r;
+  }
+  if (auto r = within("group.consumer.heartbeat.interval.ms", g.consumer_heartbeat_interval_ms,
+                      g.consumer_min_heartbeat_interval_ms, g.consumer_max_heartbeat_interval_ms); !r) {
+    return r;
+  }
+  if (g.consumer_heartbeat_interval_ms >= g.consumer_session_timeout_ms) {
+    return fail(std::string("group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms"));
+  }
+  return {};
+}
+
+// "a, b,c" -> {"a", "b", "c"}; blanks dropped.
+std::vector<std::string> comma_list(const std::string& v) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= v.size()) {
+    const size_t comma = std::min(v.find(',', at), v.size());
+    std::string item = trim_blanks(v.substr(at, comma - at));
+    if (!item.empty()) out.push_back(std::move(item));
+    at = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::string>& props) {
@@ -144,6 +184,41 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
       {"group.min.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_min_session_timeout_ms); }},
       {"group.max.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_session_timeout_ms); }},
       {"group.max.size", [this](auto& k, auto& v) { return to_int(k, v, groups.group_max_size); }},
+      {"group.coordinator.rebalance.protocols", [this](auto& k, auto& v) -> Result<void, std::string> {
+         groups.rebalance_protocols = comma_list(v);
+         for (auto& p : groups.rebalance_protocols) {
+           p = ascii_lower(p);
+           if (p != "classic" && p != "consumer") {
+             return fail(k + ": " + p + " is not a rebalance protocol this broker has (classic, consumer)");
+           }
+         }
+         return {};
+       }},
+      {"group.consumer.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_session_timeout_ms); }},
+      {"group.consumer.min.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_min_session_timeout_ms); }},
+      {"group.consumer.max.session.timeout.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_max_session_timeout_ms); }},
+      {"group.consumer.heartbeat.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_heartbeat_interval_ms); }},
+      {"group.consumer.min.heartbeat.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_min_heartbeat_interval_ms); }},
+      {"group.consumer.max.heartbeat.interval.ms", [this](auto& k, auto& v) { return to_int(k, v, groups.consumer_max_heartbeat_interval_ms); }},
+      {"group.consumer.max.size", [this](auto& k, auto& v) { return to_at_least(k, v, groups.consumer_max_size, 1); }},
+      {"group.consumer.assignors", [this](auto& k, auto& v) -> Result<void, std::string> {
+         groups.consumer_assignors = comma_list(v);
+         if (groups.consumer_assignors.empty()) return fail(k + " must name at least one assignor");
+         for (const auto& a : groups.consumer_assignors) {
+           if (a != "uniform" && a != "range") {
+             return fail(k + ": unknown assignor " + a + " (this broker has uniform and range)");
+           }
+         }
+         return {};
+       }},
+      {"group.consumer.migration.policy", [this](auto& k, auto& v) -> Result<void, std::string> {
+         const std::string p = ascii_lower(v);
+         if (p != "bidirectional" && p != "upgrade" && p != "downgrade" && p != "disabled") {
+           return fail(k + ": expected bidirectional, upgrade, downgrade or disabled: " + v);
+         }
+         groups.consumer_migration_policy = p;
+         return {};
+       }},
       {"log.cleaner.enable", bool_of(cleaner.enable)},
       {"log.cleaner.threads", [this](auto& k, auto& v) { return to_int(k, v, cleaner.threads); }},
       {"log.cleaner.dedupe.buffer.size", [this](auto& k, auto& v) { return to_int(k, v, cleaner.dedupe_buffer_size); }},
@@ -217,7 +292,7 @@ Result<void, std::string> BrokerConfig::apply(const std::map<std::string, std::s
     }
     if (auto r = it->second(key, value); !r) return r;
   }
-  return {};
+  return check_consumer_group_settings(groups);
 }
 
 }  // namespace strata::broker

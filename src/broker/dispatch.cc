@@ -47,6 +47,8 @@ const std::vector<ApiEntry>& api_table() {
       STRATA_API(OffsetDelete, handle_offset_delete),
       STRATA_API(ListGroups, handle_list_groups),
       STRATA_API(DescribeGroups, handle_describe_groups),
+      STRATA_API(ConsumerGroupHeartbeat, handle_consumer_group_heartbeat),
+      STRATA_API(ConsumerGroupDescribe, handle_consumer_group_describe),
       STRATA_API(DeleteGroups, handle_delete_groups),
       STRATA_API(AddPartitionsToTxn, handle_add_partitions_to_txn),
       STRATA_API(AddOffsetsToTxn, handle_add_offsets_to_txn),

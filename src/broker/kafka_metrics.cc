@@ -110,7 +110,7 @@ ShardFigures read_shard(Broker& broker, size_t s, const std::vector<storage::Top
     if (broker.offsets_partition_shard(p) != s) continue;
     if (broker.in_cluster() && snapshot.leader(group::kOffsetsTopic, p) != broker.config().node_id) continue;
     for (const group::GroupListing& g : coord.list(p)) {
-      GroupFigures f{g.group_id, coord.describe(g.group_id).members.size(), {}};
+      GroupFigures f{g.group_id, coord.member_count(g.group_id), {}};
       for (const group::FetchedOffset& o : coord.fetch_offsets(g.group_id, std::nullopt)) {
         if (o.offset >= 0) f.committed.push_back({storage::TopicPartition{o.topic, PartitionId(o.partition)}, o.offset});
       }

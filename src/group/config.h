@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace strata::group {
 
@@ -24,6 +26,30 @@ struct GroupConfig {
   // Largest group-metadata or offset-commit batch written (the offsets topic's
   // max.message.bytes, Kafka's broker default message.max.bytes).
   int32_t max_record_batch_bytes = 1048588;
+
+  // The consumer protocol (KIP-848), under Kafka 4.x's names and defaults. The session
+  // and heartbeat settings must lie within their min/max and the interval below the
+  // session timeout (checked when the broker config is read).
+  std::vector<std::string> rebalance_protocols{"classic", "consumer"};  // group.coordinator.rebalance.protocols
+  int32_t consumer_session_timeout_ms = 45000;        // group.consumer.session.timeout.ms
+  int32_t consumer_min_session_timeout_ms = 45000;    // group.consumer.min.session.timeout.ms
+  int32_t consumer_max_session_timeout_ms = 60000;    // group.consumer.max.session.timeout.ms
+  int32_t consumer_heartbeat_interval_ms = 5000;      // group.consumer.heartbeat.interval.ms
+  int32_t consumer_min_heartbeat_interval_ms = 5000;  // group.consumer.min.heartbeat.interval.ms
+  int32_t consumer_max_heartbeat_interval_ms = 15000; // group.consumer.max.heartbeat.interval.ms
+  int32_t consumer_max_size = 2147483647;             // group.consumer.max.size
+  // group.consumer.assignors: server-side assignors by name; the first is the default.
+  std::vector<std::string> consumer_assignors{"uniform", "range"};
+  // group.consumer.migration.policy: bidirectional, upgrade, downgrade or disabled.
+  // Strata converts only empty groups between the protocols so far (see src/group/README.md).
+  std::string consumer_migration_policy = "bidirectional";
+
+  bool consumer_protocol_enabled() const {
+    for (const auto& p : rebalance_protocols) {
+      if (p == "consumer") return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace strata::group

@@ -49,7 +49,11 @@ void GroupCoordinator::erase(const Group& g) {
 std::vector<GroupListing> GroupCoordinator::list(int32_t partition) const {
   std::vector<GroupListing> out;
   for (const auto& [id, g] : groups_[size_t(partition)]) {
-    out.push_back({id, g->protocol_type.value_or(""), g->state});
+    if (g->consumer) {
+      out.push_back({id, "consumer", to_string(g->consumer->state()), "consumer"});
+    } else {
+      out.push_back({id, g->protocol_type.value_or(""), to_string(g->state), "classic"});
+    }
   }
   return out;
 }
@@ -60,6 +64,10 @@ GroupDescription GroupCoordinator::describe(const std::string& group_id) const {
   GroupPtr g = find(group_id);
   if (!g) return d;
   d.exists = true;
+  if (g->consumer) {
+    d.protocol_type = "consumer";
+    return d;
+  }
   d.state = g->state;
   d.protocol_type = g->protocol_type.value_or("");
   const bool stable = g->state == GroupState::kStable;
@@ -75,6 +83,12 @@ GroupDescription GroupCoordinator::describe(const std::string& group_id) const {
   return d;
 }
 
+size_t GroupCoordinator::member_count(const std::string& group_id) const {
+  GroupPtr g = find(group_id);
+  if (!g) return 0;
+  return g->consumer ? g->consumer->members.size() : g->members.size();
+}
+
 void GroupCoordinator::delete_group(const std::string& group_id, std::function<void(KafkaError)> done) {
   GroupPtr g = find(group_id);
   if (!g || g->state == GroupState::kDead) return done(errc::kGroupIdNotFound);
@@ -83,7 +97,12 @@ void GroupCoordinator::delete_group(const std::string& group_id, std::function<v
   for (const auto& [tp, o] : g->offsets) {
     records.push_back({encode_key(OffsetKey{g->id, tp.first, tp.second}), std::nullopt});
   }
-  records.push_back({encode_key(GroupKey{g->id}), std::nullopt});
+  if (g->consumer) {
+    if (!g->consumer->members.empty()) return done(errc::kNonEmptyGroup);
+    for (auto& r : consumer_tombstones(*g)) records.push_back(std::move(r));
+  } else {
+    records.push_back({encode_key(GroupKey{g->id}), std::nullopt});
+  }
   transition(*g, GroupState::kDead);
   erase(*g);
   spdlog::info("group {} deleted", group_id);
@@ -100,6 +119,7 @@ void GroupCoordinator::replay(int32_t partition, Bytes key, std::optional<Bytes>
     spdlog::warn("{}-{}: skipping record: {}", kOffsetsTopic, partition, k.error());
     return;
   }
+  if (const auto* ck = std::get_if<ConsumerKey>(&*k)) return replay_consumer(partition, *ck, std::move(value));
   if (const auto* ok = std::get_if<OffsetKey>(&*k)) {
     auto& offsets = slot->offsets[ok->group];
     if (!value) {
@@ -126,6 +146,7 @@ void GroupCoordinator::replay(int32_t partition, Bytes key, std::optional<Bytes>
     return;
   }
   slot->groups[gk.group] = std::move(*v);
+  slot->consumer.erase(gk.group);  // the group became classic
 }
 
 void GroupCoordinator::finish_load(int32_t partition) {
@@ -159,6 +180,7 @@ void GroupCoordinator::finish_load(int32_t partition) {
     g->state = g->members.empty() ? GroupState::kEmpty : GroupState::kStable;
     if (g->leader && !g->find(*g->leader)) g->leader.reset();
   }
+  finish_consumer_load(*loaded, count);
   for (auto& [id, offsets] : loaded->offsets) {
     if (offsets.empty()) continue;
     auto gv = loaded->groups.find(id);

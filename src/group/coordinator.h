@@ -12,6 +12,7 @@
 
 #include <asio/any_io_executor.hpp>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,7 +22,9 @@
 
 #include "common/bytes.h"
 #include "common/kafka_errors.h"
+#include "common/result.h"
 #include "group/config.h"
+#include "group/consumer_api.h"
 #include "group/group.h"
 #include "group/records.h"
 
@@ -74,7 +77,10 @@ struct MemberRef {
   std::string group_id;
   std::string member_id;
   std::optional<std::string> group_instance_id;
-  int32_t generation = -1;
+  int32_t generation = -1;  // or a consumer-protocol member's epoch
+  // OffsetCommit v9+: the request may come from a consumer-protocol member (its epoch
+  // in `generation`); a missing group is GROUP_ID_NOT_FOUND rather than ILLEGAL_GENERATION.
+  bool epoch_aware = false;
 };
 
 struct LeaveResult {
@@ -114,7 +120,8 @@ struct TxnCommitRequest {
 struct GroupListing {
   std::string group_id;
   std::string protocol_type;
-  GroupState state = GroupState::kEmpty;
+  std::string state;  // Kafka's name of the classic or consumer group state
+  std::string type;   // "classic" or "consumer"
 };
 
 struct MemberDescription {
@@ -180,8 +187,21 @@ class GroupCoordinator {
                       std::vector<std::pair<std::string, int32_t>> partitions,
                       std::function<void(KafkaError, std::vector<KafkaError>)> done);
 
+  // Consumer-protocol groups (coordinator_consumer.cc): ConsumerGroupHeartbeat (join,
+  // heartbeat, acknowledge, leave) answered once its records are durable, and
+  // ConsumerGroupDescribe.
+  void consumer_heartbeat(ConsumerHeartbeat r, const TopicView& topics, ConsumerHeartbeatDone done);
+  ConsumerGroupDescription consumer_describe(const std::string& group_id) const;
+  // OffsetFetch v9+ from a consumer-protocol member: UNKNOWN_MEMBER_ID or
+  // STALE_MEMBER_EPOCH when it is not who it says; kNone for anyone else.
+  KafkaError check_offset_fetch(const std::string& group_id, const std::optional<std::string>& member_id,
+                                int32_t member_epoch) const;
+
   std::vector<GroupListing> list(int32_t partition) const;
+  // DescribeGroups: a consumer-protocol group is described as Kafka does for versions
+  // before 6: Dead, no members.
   GroupDescription describe(const std::string& group_id) const;
+  size_t member_count(const std::string& group_id) const;
   // DeleteGroups for one group: GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or 0 once the
   // group's tombstones are durable.
   void delete_group(const std::string& group_id, std::function<void(KafkaError)> done);
@@ -234,6 +254,23 @@ class GroupCoordinator {
   void arm(const GroupPtr& g);
   void on_timer(const GroupPtr& g);
   void transition(Group& g, GroupState s) const;
+
+  // Consumer-protocol groups (coordinator_consumer.cc, coordinator_consumer_store.cc).
+  struct HeartbeatStep;
+  using Records = std::vector<OffsetsLog::Record>;
+  void consumer_leave(ConsumerHeartbeat& r, ConsumerHeartbeatDone done);
+  Result<GroupPtr, HeartbeatProblem> consumer_group_for_join(ConsumerHeartbeat& r, Records& records);
+  void fence_consumer_member(Group& g, const std::string& member_id, Records& records);
+  void bump_group_epoch(Group& g, int64_t metadata_hash, Records& records);
+  void consumer_arm(const GroupPtr& g);
+  void consumer_on_timer(const GroupPtr& g);
+  void consumer_write(Group& g, Records records, std::function<void(KafkaError)> done);
+  KafkaError check_consumer_commit(const Group& g, const MemberRef& member) const;
+  KafkaError check_classic_commit(const GroupPtr& g, const MemberRef& member);
+  Records consumer_tombstones(const Group& g) const;
+  void replay_consumer(int32_t partition, const ConsumerKey& key, std::optional<Bytes> value);
+  void finish_consumer_load(Loading& loaded, size_t& count);
+  std::chrono::milliseconds consumer_session_timeout() const;
 
   // Persistence (coordinator_store.cc).
   void store_group(const GroupPtr& g, const std::map<std::string, std::vector<uint8_t>>& assignment,

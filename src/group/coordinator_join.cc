@@ -42,6 +42,16 @@ void GroupCoordinator::join(JoinRequest r, JoinDone done) {
   const bool unknown_member = r.member_id.empty();
   GroupPtr g = unknown_member ? get_or_create(r.group_id) : find(r.group_id);
   if (!g) return done(join_error(errc::kUnknownMemberId, r.member_id));
+  if (g->consumer) {
+    // An empty consumer-protocol group becomes a classic one (its offsets stay), as
+    // Kafka converts it; one with members refuses classic members for now.
+    if (!g->consumer->members.empty()) return done(join_error(errc::kInconsistentGroupProtocol, r.member_id));
+    log_.append(g->partition, consumer_tombstones(*g), [](KafkaError) {});
+    g->consumer.reset();
+    g->protocol_type.reset();
+    g->state = GroupState::kEmpty;
+    spdlog::info("group {}: empty consumer group converted to a classic group", g->id);
+  }
   if (!g->has(r.member_id) && int64_t(g->members.size()) >= config_.group_max_size) {
     return done(join_error(errc::kGroupMaxSizeReached, r.member_id));
   }

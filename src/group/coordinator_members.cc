@@ -18,7 +18,7 @@ SyncResult sync_error(KafkaError error) {
 
 void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
   GroupPtr g = find(r.group_id);
-  if (!g) return done(sync_error(errc::kUnknownMemberId));
+  if (!g || g->consumer) return done(sync_error(errc::kUnknownMemberId));
   if (g->state == GroupState::kDead) return done(sync_error(errc::kCoordinatorNotAvailable));
   if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) {
     return done(sync_error(errc::kFencedInstanceId));
@@ -74,7 +74,7 @@ void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
 
 KafkaError GroupCoordinator::heartbeat(const MemberRef& r) {
   GroupPtr g = find(r.group_id);
-  if (!g) return errc::kUnknownMemberId;
+  if (!g || g->consumer) return errc::kUnknownMemberId;
   if (g->state == GroupState::kDead) return errc::kCoordinatorNotAvailable;
   if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) return errc::kFencedInstanceId;
   Member* m = g->find(r.member_id);
@@ -102,7 +102,7 @@ LeaveResult GroupCoordinator::leave(
     const std::vector<std::pair<std::string, std::optional<std::string>>>& members) {
   LeaveResult out;
   GroupPtr g = find(group_id);
-  if (!g) {
+  if (!g || g->consumer) {
     out.members.assign(members.size(), errc::kUnknownMemberId);
     return out;
   }
@@ -199,6 +199,7 @@ bool session_runs(const Member& m) {
 
 // Sets the group's timer to its earliest deadline (or none).
 void GroupCoordinator::arm(const GroupPtr& g) {
+  if (g->consumer) return consumer_arm(g);
   std::optional<Clock::time_point> next;
   auto consider = [&next](Clock::time_point t) {
     if (!next || t < *next) next = t;

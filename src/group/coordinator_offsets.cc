@@ -6,29 +6,39 @@
 
 namespace strata::group {
 
+// Kafka's classic checks of a commit: a static member replaced by a newer one, a member
+// unknown or of another generation, a generation whose assignment is not synced yet; a
+// "simple" commit (generation -1 to an empty group) passes.
+KafkaError GroupCoordinator::check_classic_commit(const GroupPtr& g, const MemberRef& member) {
+  if (g->is_static_member_fenced(member.group_instance_id, member.member_id)) return errc::kFencedInstanceId;
+  const bool simple = member.generation < 0 && g->state == GroupState::kEmpty;
+  if (simple) return errc::kNone;
+  Member* m = g->find(member.member_id);
+  if (m == nullptr) return errc::kUnknownMemberId;
+  if (member.generation != g->generation) return errc::kIllegalGeneration;
+  // The member has the new generation but the leader has not synced yet.
+  if (g->state == GroupState::kCompletingRebalance) return errc::kRebalanceInProgress;
+  touch(*m);
+  arm(g);
+  return errc::kNone;
+}
+
 void GroupCoordinator::commit(const MemberRef& member, std::vector<CommitPartition> partitions,
                               std::function<void(std::vector<KafkaError>)> done) {
   auto all = [&](KafkaError e) { done(std::vector<KafkaError>(partitions.size(), e)); };
   GroupPtr g = find(member.group_id);
   if (!g) {
     // Only a group not managed by Kafka (generation -1, "simple" consumers) may start
-    // by committing; anything else is a request from a gone generation.
-    if (member.generation >= 0) return all(errc::kIllegalGeneration);
+    // by committing; anything else is a request from a gone generation (OffsetCommit
+    // v9+: from a group that does not exist).
+    if (member.generation >= 0) return all(member.epoch_aware ? errc::kGroupIdNotFound : errc::kIllegalGeneration);
     g = get_or_create(member.group_id);
   }
   if (g->state == GroupState::kDead) return all(errc::kCoordinatorNotAvailable);
-  if (g->is_static_member_fenced(member.group_instance_id, member.member_id)) {
-    return all(errc::kFencedInstanceId);
-  }
-  const bool simple = member.generation < 0 && g->state == GroupState::kEmpty;
-  if (!simple) {
-    Member* m = g->find(member.member_id);
-    if (m == nullptr) return all(errc::kUnknownMemberId);
-    if (member.generation != g->generation) return all(errc::kIllegalGeneration);
-    // The member has the new generation but the leader has not synced yet.
-    if (g->state == GroupState::kCompletingRebalance) return all(errc::kRebalanceInProgress);
-    touch(*m);
-    arm(g);
+  if (g->consumer) {
+    if (const KafkaError e = check_consumer_commit(*g, member); e != errc::kNone) return all(e);
+  } else if (const KafkaError e = check_classic_commit(g, member); e != errc::kNone) {
+    return all(e);
   }
   std::vector<KafkaError> errors(partitions.size(), errc::kNone);
   std::vector<OffsetsLog::Record> records;
@@ -168,7 +178,11 @@ void GroupCoordinator::expire(int32_t partition, int64_t now_ms) {
       g->offsets.erase(tp);
     }
     if (remove_group) {
-      records.push_back({encode_key(GroupKey{g->id}), std::nullopt});
+      if (g->consumer) {
+        for (auto& r : consumer_tombstones(*g)) records.push_back(std::move(r));
+      } else {
+        records.push_back({encode_key(GroupKey{g->id}), std::nullopt});
+      }
       transition(*g, GroupState::kDead);
       erase(*g);
     }

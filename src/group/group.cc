@@ -143,6 +143,7 @@ std::optional<std::vector<std::string>> subscription_topics(const std::vector<ui
 }  // namespace
 
 std::optional<std::set<std::string>> Group::subscribed_topics() const {
+  if (consumer) return consumer->subscribed_topics();
   if (protocol_type != "consumer" || !protocol_name || members.empty()) return std::nullopt;
   std::set<std::string> all;
   for (const Member& m : members) {

@@ -13,12 +13,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/kafka_errors.h"
+#include "group/consumer_group.h"
 
 namespace strata::group {
 
@@ -151,7 +153,11 @@ class Group {
     }
     return false;
   }
-  asio::steady_timer timer;  // fires at the earliest deadline above
+  asio::steady_timer timer;  // fires at the earliest deadline above (or of `consumer`)
+  // Set while this is a consumer-protocol group (KIP-848): the classic fields above then
+  // stay unused but for offsets, protocol_type ("consumer") and state (kEmpty without
+  // members, else kStable, so offset retention reads it as for a classic group).
+  std::unique_ptr<ConsumerGroup> consumer;
 };
 
 }  // namespace strata::group

@@ -143,8 +143,13 @@ Result<RecordKey, std::string> decode_key(Bytes key) {
     if (auto r = decode(key, 2, 2, w, "group metadata key"); !r) return fail(r.error());
     return RecordKey{GroupKey{std::move(w.group)}};
   }
+  if (is_consumer_record(version)) {
+    auto c = decode_consumer_key(key);
+    if (!c) return fail(c.error());
+    return RecordKey{std::move(*c)};
+  }
   return fail("key version " + std::to_string(version) +
-              " (a consumer-group or share-group record of the new protocol)");
+              " (a share-group or streams-group record, which this coordinator does not run)");
 }
 
 Result<OffsetValue, std::string> decode_offset_value(Bytes value) {

@@ -2,7 +2,8 @@
 // layouts (docs/formats/consumer-offsets.md), so Kafka's own tools could decode them.
 //
 // Every key and value starts with an int16 version. Keys: version 0 or 1 is a committed
-// offset (group, topic, partition), version 2 is a group's metadata (group). Values are
+// offset (group, topic, partition), version 2 is a group's metadata (group), 3-8 and 16
+// are a consumer-protocol group's records (consumer_records.h). Values are
 // versioned independently; a null value is a tombstone (offset or group deleted).
 // We write OffsetCommitValue v3 (v1 when the commit carries an explicit expiry, as
 // Kafka does) and GroupMetadataValue v3; we read every version Kafka 4.0 defines.
@@ -16,6 +17,7 @@
 
 #include "common/bytes.h"
 #include "common/result.h"
+#include "group/consumer_records.h"
 
 namespace strata::group {
 
@@ -59,7 +61,7 @@ struct GroupValue {
   std::vector<MemberRecord> members;
 };
 
-using RecordKey = std::variant<OffsetKey, GroupKey>;
+using RecordKey = std::variant<OffsetKey, GroupKey, ConsumerKey>;
 
 std::vector<uint8_t> encode_key(const OffsetKey& key);
 std::vector<uint8_t> encode_key(const GroupKey& key);
@@ -67,8 +69,8 @@ std::vector<uint8_t> encode_value(const OffsetValue& value);
 std::vector<uint8_t> encode_value(const GroupValue& value);
 
 // Decoding fails with a message for unknown versions, truncation or trailing bytes.
-// Kafka 4.0's consumer-group (KIP-848) and share-group key versions (3 and up) are
-// reported as such: this coordinator runs the classic protocol and skips them.
+// Consumer-protocol group keys (KIP-848; consumer_records.h) decode as ConsumerKey;
+// share-group and streams-group keys are reported as such (this coordinator skips them).
 Result<RecordKey, std::string> decode_key(Bytes key);
 Result<OffsetValue, std::string> decode_offset_value(Bytes value);
 Result<GroupValue, std::string> decode_group_value(Bytes value);

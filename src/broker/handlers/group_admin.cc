@@ -43,13 +43,12 @@ asio::awaitable<ListGroupsResponse> handle_list_groups(Broker& broker, RequestCo
       return out;
     });
     for (const auto& g : listed) {
-      const std::string state = group::to_string(g.state);
-      if (!wanted(request.states_filter, state) || !wanted(request.types_filter, "classic")) continue;
+      if (!wanted(request.states_filter, g.state) || !wanted(request.types_filter, g.type)) continue;
       // Kafka's check: DESCRIBE on the cluster lists every group, else DESCRIBE on each.
       if (!all_visible && !authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, g.group_id)) {
         continue;
       }
-      r.groups.push_back({g.group_id, g.protocol_type, state, "classic"});
+      r.groups.push_back({g.group_id, g.protocol_type, g.state, g.type});
     }
   }
   co_return r;

@@ -57,7 +57,7 @@ asio::awaitable<OffsetCommitResponse> handle_offset_commit(Broker& broker, Reque
   }
   if (commits.empty()) co_return r;
   group::MemberRef member{request.group_id, request.member_id, request.group_instance_id,
-                          version >= 1 ? request.generation_id_or_member_epoch : -1};
+                          version >= 1 ? request.generation_id_or_member_epoch : -1, version >= 9};
   group::GroupCoordinator& coord = broker.groups();
   std::vector<KafkaError> errors = co_await broker.on_shard_async<std::vector<KafkaError>>(
       broker.group_shard(request.group_id),
@@ -143,6 +143,16 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
       } else if (here != KafkaError::kNone) {
         rg.error_code = code_of(here);
       } else if (coordinator) {
+        // v9+: a consumer-protocol member must be current (KIP-848).
+        group::GroupCoordinator& coord = broker.groups();
+        const KafkaError member = co_await broker.on_shard(broker.group_shard(g.group_id), [&coord, &g] {
+          return coord.check_offset_fetch(g.group_id, g.member_id, g.member_epoch);
+        });
+        if (member != KafkaError::kNone) {
+          rg.error_code = code_of(member);
+          r.groups.push_back(std::move(rg));
+          continue;
+        }
         rg.topics = co_await fetch_group(broker, g.group_id, wanted_of(g.topics), request.require_stable);
         authorize_topics(broker, ctx, g.topics.has_value(), rg.topics);
       } else {

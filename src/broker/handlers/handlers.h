@@ -6,6 +6,8 @@
 #include "protocol/apis/add_partitions_to_txn.h"
 #include "protocol/apis/alter_configs.h"
 #include "protocol/apis/api_versions.h"
+#include "protocol/apis/consumer_group_describe.h"
+#include "protocol/apis/consumer_group_heartbeat.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
 #include "protocol/apis/delete_groups.h"
@@ -83,6 +85,8 @@ STRATA_HANDLER(handle_offset_fetch, OffsetFetch);
 STRATA_HANDLER(handle_offset_delete, OffsetDelete);
 STRATA_HANDLER(handle_list_groups, ListGroups);
 STRATA_HANDLER(handle_describe_groups, DescribeGroups);
+STRATA_HANDLER(handle_consumer_group_heartbeat, ConsumerGroupHeartbeat);
+STRATA_HANDLER(handle_consumer_group_describe, ConsumerGroupDescribe);
 STRATA_HANDLER(handle_delete_groups, DeleteGroups);
 STRATA_HANDLER(handle_add_partitions_to_txn, AddPartitionsToTxn);
 STRATA_HANDLER(handle_add_offsets_to_txn, AddOffsetsToTxn);

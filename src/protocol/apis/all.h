@@ -11,6 +11,8 @@
 #include "protocol/apis/alter_partition_reassignments.h"
 #include "protocol/apis/alter_user_scram_credentials.h"
 #include "protocol/apis/api_versions.h"
+#include "protocol/apis/consumer_group_describe.h"
+#include "protocol/apis/consumer_group_heartbeat.h"
 #include "protocol/apis/create_acls.h"
 #include "protocol/apis/create_partitions.h"
 #include "protocol/apis/create_topics.h"
@@ -96,4 +98,6 @@
   X(SaslHandshake)               \
   X(SaslAuthenticate)            \
   X(DescribeUserScramCredentials) \
-  X(AlterUserScramCredentials)
+  X(AlterUserScramCredentials)  \
+  X(ConsumerGroupHeartbeat)     \
+  X(ConsumerGroupDescribe)
