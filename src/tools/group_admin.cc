@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "protocol/apis/consumer_group_describe.h"
 #include "protocol/apis/delete_groups.h"
 #include "protocol/apis/describe_groups.h"
 #include "protocol/apis/offset_commit.h"
@@ -102,9 +103,52 @@ Result<KafkaClient*, CommandError> GroupAdmin::coordinator(const std::string& gr
   return &open->second;
 }
 
+namespace {
+
+std::vector<PartitionKey> partitions_of(const ConsumerGroupDescribeResponse::Assignment& a) {
+  std::vector<PartitionKey> out;
+  for (const auto& t : a.topic_partitions) {
+    for (int32_t p : t.partitions) out.emplace_back(t.topic_name, p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<GroupInfo>, CommandError> GroupAdmin::describe_consumer(KafkaClient& client,
+                                                                            const std::string& group) {
+  if (!client.version<ConsumerGroupDescribeRequest>()) return std::optional<GroupInfo>();
+  const auto deadline = deadline_after(args_->timeout_ms);
+  for (;;) {
+    ConsumerGroupDescribeRequest request;
+    request.group_ids = {group};
+    auto r = client.call<ConsumerGroupDescribeResponse>(request);
+    if (!r) return fail(client_error(r.error()));
+    if (r->groups.size() != 1) return fail(CommandError{"ConsumerGroupDescribe answered no group"});
+    ConsumerGroupDescribeResponse::Group& g = r->groups[0];
+    if (wait_if_loading(g.error_code, deadline)) continue;
+    if (g.error_code == kafka_error::kGroupIdNotFound) return std::optional<GroupInfo>();
+    if (g.error_code != 0) return fail(kafka_error(g.error_code));
+    GroupInfo info{group, g.group_state, "consumer", g.assignor_name, {}, coordinator_of_.at(group)};
+    info.type = "consumer";
+    info.group_epoch = g.group_epoch;
+    info.assignment_epoch = g.assignment_epoch;
+    for (auto& m : g.members) {
+      GroupMember member{m.member_id, m.instance_id, m.client_id, m.client_host, partitions_of(m.assignment),
+                         m.member_epoch, partitions_of(m.target_assignment)};
+      info.members.push_back(std::move(member));
+    }
+    return std::optional<GroupInfo>(std::move(info));
+  }
+}
+
 Result<GroupInfo, CommandError> GroupAdmin::describe(const std::string& group) {
   auto client = coordinator(group);
   if (!client) return fail(client.error());
+  auto consumer = describe_consumer(**client, group);
+  if (!consumer) return fail(consumer.error());
+  if (*consumer) return std::move(**consumer);
   const auto deadline = deadline_after(args_->timeout_ms);
   for (;;) {
     DescribeGroupsRequest request;

@@ -22,6 +22,9 @@ struct GroupMember {
   std::string client_id;
   std::string host;
   std::vector<PartitionKey> assignment;  // sorted
+  // A consumer-protocol member (KIP-848): its epoch and its target assignment.
+  std::optional<int32_t> epoch;
+  std::vector<PartitionKey> target;  // sorted
 };
 
 struct GroupInfo {
@@ -31,6 +34,11 @@ struct GroupInfo {
   std::string protocol;       // the assignor ("range"), while the group is Stable
   std::vector<GroupMember> members;
   Node coordinator;
+  // A consumer-protocol group (KIP-848, from ConsumerGroupDescribe): "consumer", its group
+  // epoch and the epoch of its target assignment; "classic" otherwise.
+  std::string type = "classic";
+  int32_t group_epoch = -1;
+  int32_t assignment_epoch = -1;
 };
 
 // Committed offsets of a group; partitions without one are absent.
@@ -45,8 +53,9 @@ class GroupAdmin {
 
   // Metadata of every topic, asked once and kept for the run.
   Result<const protocol::MetadataResponse*, CommandError> metadata();
-  // DescribeGroups; fails for a group whose protocol type is neither "consumer" nor
-  // empty, as Kafka's admin client does.
+  // ConsumerGroupDescribe where the broker has it, and for a group it does not know as a
+  // consumer-protocol group DescribeGroups, which fails for a protocol type neither
+  // "consumer" nor empty, as Kafka's admin client does.
   Result<GroupInfo, CommandError> describe(const std::string& group);
   // OffsetFetch of every partition the group has committed (needs OffsetFetch v2+).
   Result<GroupOffsets, CommandError> committed(const std::string& group);
@@ -64,6 +73,9 @@ class GroupAdmin {
       : args_(&args), bootstrap_(std::move(bootstrap)) {}
   // The coordinator's connection, found once per group and opened once per node.
   Result<KafkaClient*, CommandError> coordinator(const std::string& group);
+  // ConsumerGroupDescribe: nullopt when the group is not a consumer-protocol group (or
+  // the broker lacks the API).
+  Result<std::optional<GroupInfo>, CommandError> describe_consumer(KafkaClient& client, const std::string& group);
 
   const GroupArgs* args_;
   KafkaClient bootstrap_;

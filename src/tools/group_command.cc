@@ -34,6 +34,9 @@ void add_describe(CLI::App& group, GroupArgs& args) {
                 "GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS");
   cmd->add_flag("--members", args.members_view,
                 "GROUP CONSUMER-ID HOST CLIENT-ID #PARTITIONS, one row per member");
+  cmd->add_flag("--verbose", args.verbose,
+                "With --state: GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH; with --members: the assignment, "
+                "and for a consumer-protocol group (KIP-848) CURRENT-EPOCH, TARGET-EPOCH and TARGET-ASSIGNMENT");
 }
 
 void add_reset_offsets(CLI::App& group, GroupArgs& args) {

@@ -1,7 +1,7 @@
 // `strata group`: kafka-consumer-groups.sh against any Kafka-protocol broker, through
 // KafkaClient, for classic consumer groups:
 //   strata group list [--state [S,...]]
-//   strata group describe G... | --all-groups [--state | --members]
+//   strata group describe G... | --all-groups [--state | --members] [--verbose]
 //   strata group reset-offsets G... (--topic T[:p,p]... | --all-topics)
 //       (--to-earliest | --to-latest | --to-offset N | --to-datetime D | --shift-by N)
 //       [--dry-run | --execute]
@@ -40,6 +40,9 @@ struct GroupArgs {
   // describe: the offsets view unless --state or --members.
   bool state_view = false;
   bool members_view = false;
+  // --verbose: --state adds GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH, --members each
+  // member's assignment (and, in a consumer-protocol group, its epoch and target).
+  bool verbose = false;
 
   // reset-offsets: the partitions, then exactly one scenario.
   std::vector<std::string> topics;  // T (all its partitions) or T:p,p

@@ -4,8 +4,12 @@
 //   offsets (default): GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID
 //                      HOST CLIENT-ID; one row per assigned partition (members with the
 //                      most partitions first), then committed partitions no member owns
-//   --members: GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS
-//   --state:   GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE #MEMBERS
+//   --members: GROUP CONSUMER-ID [GROUP-INSTANCE-ID] HOST CLIENT-ID #PARTITIONS, and with
+//              --verbose ASSIGNMENT (a classic group) or CURRENT-EPOCH CURRENT-ASSIGNMENT
+//              TARGET-EPOCH TARGET-ASSIGNMENT (a consumer-protocol group, KIP-848)
+//   --state:   GROUP COORDINATOR (ID) ASSIGNMENT-STRATEGY STATE [GROUP-EPOCH
+//              TARGET-ASSIGNMENT-EPOCH with --verbose] #MEMBERS
+// An assignment is written "topic:0,1;other:3" ("-" when empty).
 // A missing value is "-". Before a table, stderr notes an Empty group ("has no active
 // members") or a rebalancing one; a Dead (unknown) group is an error.
 #include <algorithm>
@@ -109,8 +113,25 @@ Status print_offsets(GroupAdmin& admin, const GroupInfo& g, std::ostream& out) {
   return {};
 }
 
-void print_members(const GroupInfo& g, std::ostream& out) {
+// "topic:0,1;other:3", "-" for nothing.
+std::string assignment_text(const std::vector<PartitionKey>& parts) {
+  if (parts.empty()) return kMissing;
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i == 0 || parts[i].first != parts[i - 1].first) {
+      if (i > 0) out += ";";
+      out += parts[i].first + ":";
+    } else {
+      out += ",";
+    }
+    out += std::to_string(parts[i].second);
+  }
+  return out;
+}
+
+void print_members(const GroupInfo& g, bool verbose, std::ostream& out) {
   if (g.members.empty()) return;
+  const bool consumer = g.type == "consumer";
   size_t group_w = std::max<size_t>(15, g.id.size()), id_w = 15, instance_w = 17, host_w = 15,
          client_w = 15;
   bool instances = false;
@@ -121,32 +142,50 @@ void print_members(const GroupInfo& g, std::ostream& out) {
     client_w = std::max(client_w, m.client_id.size());
     instances = instances || !m.instance_id.value_or("").empty();
   }
+  size_t current_w = 18;
+  for (const GroupMember& m : g.members) current_w = std::max(current_w, assignment_text(m.assignment).size());
   auto line = [&](const std::string& group, const std::string& id, const std::string& instance,
-                  const std::string& host, const std::string& client, const std::string& count) {
+                  const std::string& host, const std::string& client, const std::string& count,
+                  const std::vector<std::string>& extra) {
     out << pad(group, group_w) << " " << pad(id, id_w) << " ";
     if (instances) out << pad(instance, instance_w) << " ";
-    out << pad(host, host_w) << " " << pad(client, client_w) << " " << pad(count, 15) << " \n";
+    out << pad(host, host_w) << " " << pad(client, client_w) << " " << pad(count, 15) << " ";
+    if (verbose && consumer) {
+      out << pad(extra[0], 15) << " " << pad(extra[1], current_w) << " " << pad(extra[2], 15) << " " << extra[3];
+    } else if (verbose) {
+      out << extra[1];
+    }
+    out << "\n";
   };
   out << "\n";
-  line("GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS");
+  line("GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+       {"CURRENT-EPOCH", consumer ? "CURRENT-ASSIGNMENT" : "ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"});
   for (const GroupMember& m : g.members) {
-    line(g.id, m.id, m.instance_id.value_or(""), m.host, m.client_id,
-         std::to_string(m.assignment.size()));
+    line(g.id, m.id, m.instance_id.value_or(""), m.host, m.client_id, std::to_string(m.assignment.size()),
+         {m.epoch ? std::to_string(*m.epoch) : kMissing, assignment_text(m.assignment),
+          std::to_string(g.assignment_epoch), assignment_text(m.target)});
   }
 }
 
-void print_state(const GroupInfo& g, std::ostream& out) {
+void print_state(const GroupInfo& g, bool verbose, std::ostream& out) {
   const std::string coordinator = g.coordinator.host + ":" + std::to_string(g.coordinator.port) +
                                   "  (" + std::to_string(g.coordinator.id) + ")";
   const size_t width = std::max<size_t>(25, coordinator.size());
   auto line = [&](const std::string& group, const std::string& node, const std::string& assignor,
-                  const std::string& state, const std::string& members) {
+                  const std::string& state, const std::string& epoch, const std::string& target,
+                  const std::string& members) {
     out << "\n"
         << pad(group, width) << " " << pad(node, 25) << " " << pad(assignor, 20) << " "
-        << pad(state, 15) << " " << members;
+        << pad(state, 15) << " ";
+    if (verbose) out << pad(epoch, 15) << " " << pad(target, 25) << " ";
+    out << members;
   };
-  line("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS");
-  line(g.id, coordinator, g.protocol, g.state, std::to_string(g.members.size()));
+  const bool consumer = g.type == "consumer";
+  line("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH",
+       "#MEMBERS");
+  line(g.id, coordinator, g.protocol, g.state,
+       consumer ? std::to_string(g.group_epoch) : kMissing, consumer ? std::to_string(g.assignment_epoch) : kMissing,
+       std::to_string(g.members.size()));
   out << "\n";
 }
 
@@ -158,9 +197,9 @@ Status describe_one(GroupAdmin& admin, const std::string& group, std::ostream& o
     return fail(CommandError{"Consumer group '" + group + "' does not exist."});
   }
   if (admin.args().state_view) {
-    print_state(*g, out);
+    print_state(*g, admin.args().verbose, out);
   } else if (admin.args().members_view) {
-    print_members(*g, out);
+    print_members(*g, admin.args().verbose, out);
   } else {
     return print_offsets(admin, *g, out);
   }

@@ -227,6 +227,28 @@ def dump_log(binary, broker, group):
           "dump-log prints the regex record (type 16) with its expression")
 
 
+def cli(binary, b):
+    """`strata group describe` of a consumer-protocol group, as kafka-consumer-groups.sh
+    shows one: epochs and target assignments."""
+    def run(*args):
+        return subprocess.run([binary, "group", "describe", "static", "--bootstrap-server", b] + list(args),
+                              capture_output=True, text=True, timeout=60)
+    d = describe_group(b, "static")
+    m = d["members"][0]
+    out = run("--members", "--verbose").stdout
+    header, row = out.strip().split("\n")[:2]
+    check(header.split() == ["GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                             "CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH", "TARGET-ASSIGNMENT"],
+          "strata group describe --members --verbose: Kafka 4's columns for a consumer group")
+    want = ["static", m["id"], "inst-1", m["client_host"], m["client_id"], "6", str(m["epoch"]),
+            "t:0,1,2,3,4,5", str(d["assignment_epoch"]), "t:0,1,2,3,4,5"]
+    check(row.split() == want, "its row: %s" % row.split())
+    out = run("--state", "--verbose").stdout.strip().split("\n")
+    check(out[0].split()[-3:] == ["GROUP-EPOCH", "TARGET-ASSIGNMENT-EPOCH", "#MEMBERS"] and
+          out[1].split()[-5:] == ["uniform", "Stable", str(d["group_epoch"]), str(d["assignment_epoch"]), "1"],
+          "strata group describe --state --verbose: assignor, state, group and target epochs (%s)" % out[1])
+
+
 def restart(broker):
     before = describe_group(broker.bootstrap, "static")
     broker.restart()
@@ -253,6 +275,7 @@ def main():
         commits(b)
         listing(b)
         dump_log(binary, broker, "static")
+        cli(binary, b)
         restart(broker)
 
 
