@@ -60,7 +60,8 @@ bool ConsumerMember::same_metadata(const ConsumerMember& o) const {
   return instance_id == o.instance_id && rack_id == o.rack_id && client_id == o.client_id &&
          client_host == o.client_host && subscribed_topic_names == o.subscribed_topic_names &&
          subscribed_topic_regex == o.subscribed_topic_regex &&
-         rebalance_timeout_ms == o.rebalance_timeout_ms && server_assignor == o.server_assignor;
+         rebalance_timeout_ms == o.rebalance_timeout_ms && server_assignor == o.server_assignor &&
+         classic == o.classic;
 }
 
 bool ConsumerMember::same_assignment(const ConsumerMember& o) const {

@@ -50,6 +50,14 @@ const char* to_string(MemberState s);
 enum class ConsumerGroupState { kEmpty, kAssigning, kReconciling, kStable, kDead };
 const char* to_string(ConsumerGroupState s);
 
+// A member that speaks the classic protocol inside a consumer-protocol group (KIP-848's
+// migration): its JoinGroup session timeout and protocols (name, subscription bytes).
+struct ClassicMembership {
+  int32_t session_timeout_ms = 0;
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> protocols;
+  bool operator==(const ClassicMembership&) const = default;
+};
+
 struct ConsumerMember {
   std::string id;
   std::optional<std::string> instance_id;
@@ -60,6 +68,7 @@ struct ConsumerMember {
   std::string subscribed_topic_regex;               // "" for none
   int32_t rebalance_timeout_ms = -1;
   std::optional<std::string> server_assignor;
+  std::optional<ClassicMembership> classic;  // set for a classic-protocol member
 
   int32_t epoch = 0;
   int32_t previous_epoch = -1;
@@ -73,6 +82,9 @@ struct ConsumerMember {
   std::chrono::steady_clock::time_point session_deadline;
   std::optional<std::chrono::steady_clock::time_point> revoke_deadline;
   int32_t revoke_epoch = -1;
+  // A classic member told to rejoin (REBALANCE_IN_PROGRESS) must do so within its
+  // rebalance timeout.
+  std::optional<std::chrono::steady_clock::time_point> rejoin_deadline;
 
   bool same_metadata(const ConsumerMember& o) const;
   bool same_assignment(const ConsumerMember& o) const;

@@ -61,6 +61,9 @@ struct JoinRequest {
   std::vector<Protocol> protocols;
   bool require_known_member_id = false;  // JoinGroup v4+ (KIP-394)
   bool supports_skip_assignment = false;  // JoinGroup v9+ (KIP-814)
+  // The cluster's topics, for a classic member of a consumer-protocol group (its owned
+  // partitions by name); read only during the call.
+  const TopicView* topics = nullptr;
 };
 
 struct SyncRequest {
@@ -71,6 +74,7 @@ struct SyncRequest {
   std::optional<std::string> protocol_type;
   std::optional<std::string> protocol_name;
   std::vector<std::pair<std::string, std::vector<uint8_t>>> assignments;  // the leader's
+  const TopicView* topics = nullptr;  // as JoinRequest::topics (the assignment by name)
 };
 
 struct MemberRef {
@@ -259,7 +263,22 @@ class GroupCoordinator {
   struct HeartbeatStep;
   using Records = std::vector<OffsetsLog::Record>;
   void consumer_leave(ConsumerHeartbeat& r, ConsumerHeartbeatDone done);
-  Result<GroupPtr, HeartbeatProblem> consumer_group_for_join(ConsumerHeartbeat& r, Records& records);
+  Result<ConsumerMember, HeartbeatProblem> settle_member(Group& g, const ConsumerMember& before_update,
+                                                         ConsumerMember updated, bool is_new,
+                                                         const std::optional<Assignment>& owned,
+                                                         const TopicView& topics, std::chrono::milliseconds session,
+                                                         Records& records);
+  // KIP-848's online migration (coordinator_migration.cc): classic members inside a
+  // consumer-protocol group, and a classic group turned into one when a consumer member
+  // joins it.
+  void classic_join_consumer(const GroupPtr& g, JoinRequest& r, JoinDone done);
+  void classic_sync_consumer(const GroupPtr& g, SyncRequest& r, SyncDone done);
+  KafkaError classic_heartbeat_consumer(const GroupPtr& g, const MemberRef& r);
+  KafkaError classic_leave_consumer(const GroupPtr& g, const std::string& member_id,
+                                    const std::optional<std::string>& instance_id);
+  Result<void, HeartbeatProblem> upgrade_classic_group(const GroupPtr& g, const TopicView& topics, Records& records);
+  Result<GroupPtr, HeartbeatProblem> consumer_group_for_join(ConsumerHeartbeat& r, const TopicView& topics,
+                                                             Records& records);
   void fence_consumer_member(Group& g, const std::string& member_id, Records& records);
   void bump_group_epoch(Group& g, int64_t metadata_hash, Records& records);
   void consumer_arm(const GroupPtr& g);

@@ -174,20 +174,18 @@ std::chrono::milliseconds GroupCoordinator::consumer_session_timeout() const {
 
 // The group a joining (epoch 0) heartbeat names, created when missing; an empty
 // classic group becomes a consumer group (its offsets stay), as Kafka converts it.
-Result<GroupCoordinator::GroupPtr, HeartbeatProblem> GroupCoordinator::consumer_group_for_join(ConsumerHeartbeat& r,
-                                                                                               Records& records) {
+Result<GroupCoordinator::GroupPtr, HeartbeatProblem> GroupCoordinator::consumer_group_for_join(
+    ConsumerHeartbeat& r, const TopicView& topics, Records& records) {
   GroupPtr g = find(r.group_id);
   if (g && g->consumer) return g;
   if (g && g->state == GroupState::kDead) return fail(HeartbeatProblem{errc::kCoordinatorNotAvailable, "group is being unloaded"});
   if (g && !(g->members.empty() && g->state == GroupState::kEmpty && g->pending_members.empty())) {
-    return fail(HeartbeatProblem{errc::kGroupIdNotFound,
-                                 "Group " + r.group_id + " is a classic group with members; moving a running "
-                                 "classic group to the consumer protocol is not supported by this broker yet."});
+    // A running classic group: Kafka's online upgrade (coordinator_migration.cc).
+    if (auto up = upgrade_classic_group(g, topics, records); !up) return fail(up.error());
+    return g;
   }
   if (g) {
-    if (config_.consumer_migration_policy == "disabled" || config_.consumer_migration_policy == "downgrade") {
-      // Kafka converts an empty classic group whatever the policy; so do we.
-    }
+    // Kafka converts an empty classic group whatever group.consumer.migration.policy says.
     records.push_back({encode_key(GroupKey{g->id}), std::nullopt});
     g->generation = 0;
     g->protocol_name.reset();
@@ -224,7 +222,7 @@ void GroupCoordinator::consumer_heartbeat(ConsumerHeartbeat r, const TopicView& 
   Records records;
   GroupPtr g;
   if (r.member_epoch == 0) {
-    auto got = consumer_group_for_join(r, records);
+    auto got = consumer_group_for_join(r, topics, records);
     if (!got) return refuse(got.error().error, got.error().message);
     g = *got;
   } else {
@@ -322,6 +320,7 @@ void GroupCoordinator::consumer_heartbeat(ConsumerHeartbeat r, const TopicView& 
   if (r.subscribed_topic_regex) updated.subscribed_topic_regex = *r.subscribed_topic_regex;
   updated.client_id = r.client_id;
   updated.client_host = r.client_host;
+  updated.classic.reset();  // it speaks the consumer protocol now
 
   if (step.replaced) {
     // Kafka's replaceMember: the old id's records go, the new id takes its target.
@@ -339,96 +338,10 @@ void GroupCoordinator::consumer_heartbeat(ConsumerHeartbeat r, const TopicView& 
   } else if (step.is_new || !updated.same_metadata(step.member)) {
     write_member(g->id, updated, records);
   }
-  const bool names_changed = step.is_new ? !updated.subscribed_topic_names.empty()
-                                         : updated.subscribed_topic_names != step.member.subscribed_topic_names;
-  bool bump = cg.group_epoch == 0 || names_changed;
-  const std::string old_regex = step.member.subscribed_topic_regex;
-  if (updated.subscribed_topic_regex != old_regex) bump = true;
-  cg.put(updated);
-
-  // Regular expressions: resolve new ones, re-resolve when topics came or went, drop
-  // the ones no member uses any more.
-  const int64_t version = topic_set_version(topics);
-  const std::set<std::string> in_use = cg.regexes_in_use();
-  for (auto it = cg.regexes.begin(); it != cg.regexes.end();) {
-    if (in_use.contains(it->first)) {
-      ++it;
-      continue;
-    }
-    tombstone(ConsumerRecord::kRegularExpression, g->id, it->first, records);
-    it = cg.regexes.erase(it);
-  }
-  for (const std::string& regex : in_use) {
-    auto it = cg.regexes.find(regex);
-    if (it != cg.regexes.end() && it->second.version == version) continue;
-    ResolvedRegex resolved{resolve_regex(regex, topics), version, wall_ms()};
-    if (it == cg.regexes.end() || it->second.topics != resolved.topics) bump = true;
-    RegexValue v{std::vector<std::string>(resolved.topics.begin(), resolved.topics.end()), resolved.version,
-                 resolved.timestamp};
-    records.push_back({encode_key(ConsumerKey{ConsumerRecord::kRegularExpression, g->id, regex}), encode_value(v)});
-    cg.regexes[regex] = std::move(resolved);
-  }
-  const int64_t hash = topics_hash(cg.subscribed_topics(), topics);
-  if (hash != cg.metadata_hash) bump = true;
-  if (bump) bump_group_epoch(*g, hash, records);
-
-  // The target assignment, when the group epoch moved past it.
-  if (cg.group_epoch > cg.assignment_epoch) {
-    AssignorInput in;
-    for (const auto& [id, m] : cg.members) {
-      AssignorMember am{m.instance_id, {}, cg.target.contains(id) ? cg.target.at(id) : Assignment{}};
-      for (const std::string& name : cg.topics_of(m)) {
-        if (auto t = topics.find(name); t && t->partitions > 0) {
-          am.topics.insert(t->id);
-          in.partitions[t->id] = t->partitions;
-        }
-      }
-      in.members.emplace(id, std::move(am));
-    }
-    const std::string assignor = preferred_assignor(cg, config_.consumer_assignors);
-    auto target = assign(assignor, in);
-    if (!target) return refuse(errc::kUnknownServerError, "the " + assignor + " assignor failed: " + target.error());
-    for (auto& [id, a] : *target) {
-      auto old = cg.target.find(id);
-      const bool changed = old == cg.target.end() ? !a.empty() : old->second != a;
-      if (changed) write_target(g->id, id, a, records);
-      cg.target[id] = std::move(a);
-    }
-    cg.assignment_epoch = cg.group_epoch;
-    records.push_back({encode_key(ConsumerKey{ConsumerRecord::kTargetMetadata, g->id, ""}),
-                       encode_value(TargetMetadataValue{cg.assignment_epoch})});
-  }
-
-  // Reconcile the member towards its target.
-  ConsumerMember before = cg.members.at(updated.id);
-  ConsumerMember after = before;
-  if (!before.reconciled_to(cg.assignment_epoch)) {
-    static const Assignment kEmpty;
-    auto t = cg.target.find(before.id);
-    ReconcileInput in{before, cg.assignment_epoch, t == cg.target.end() ? kEmpty : t->second, r.owned,
-                      [&cg](const Uuid& topic, int32_t p) { return cg.owner_epoch(topic, p); }};
-    auto next = reconcile(in);
-    if (!next) return refuse(next.error(), "The member is in an unknown state and must rejoin without partitions.");
-    after = std::move(*next);
-  }
-  const auto now = Clock::now();
-  after.session_deadline = now + consumer_session_timeout();
-  if (after.state == MemberState::kUnrevokedPartitions) {
-    if (!after.revoke_deadline || after.revoke_epoch != after.epoch) {
-      after.revoke_deadline = now + std::chrono::milliseconds(std::max(after.rebalance_timeout_ms, 0));
-      after.revoke_epoch = after.epoch;
-    }
-  } else {
-    after.revoke_deadline.reset();
-    after.revoke_epoch = -1;
-  }
-  if (!after.same_assignment(before) || step.is_new) write_current(g->id, after, records);
-  if (after.state != before.state || after.epoch != before.epoch) {
-    spdlog::debug("group {}: member {} epoch {} -> {}, {} -> {}", g->id, after.id, before.epoch, after.epoch,
-                  to_string(before.state), to_string(after.state));
-  }
-  cg.put(after);
-  g->state = cg.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+  auto settled = settle_member(*g, step.member, std::move(updated), step.is_new, r.owned, topics,
+                               consumer_session_timeout(), records);
+  if (!settled) return refuse(settled.error().error, settled.error().message);
+  const ConsumerMember& after = *settled;
   consumer_arm(g);
 
   ConsumerHeartbeatResult out;
@@ -446,6 +359,109 @@ void GroupCoordinator::consumer_heartbeat(ConsumerHeartbeat r, const TopicView& 
     }
     done(std::move(out));
   });
+}
+
+// What every change of a member leads to (the consumer heartbeat's and a classic
+// member's JoinGroup alike): the member stored, regexes resolved, the group epoch bumped
+// when subscriptions or their topics changed, the target recomputed when the epoch moved
+// past it, and the member reconciled towards its target. Returns the member as stored.
+Result<ConsumerMember, HeartbeatProblem> GroupCoordinator::settle_member(
+    Group& g, const ConsumerMember& before_update, ConsumerMember updated, bool is_new,
+    const std::optional<Assignment>& owned, const TopicView& topics, std::chrono::milliseconds session,
+    Records& records) {
+  ConsumerGroup& cg = *g.consumer;
+  const bool names_changed = is_new ? !updated.subscribed_topic_names.empty()
+                                         : updated.subscribed_topic_names != before_update.subscribed_topic_names;
+  bool bump = cg.group_epoch == 0 || names_changed;
+  const std::string old_regex = before_update.subscribed_topic_regex;
+  if (updated.subscribed_topic_regex != old_regex) bump = true;
+  cg.put(updated);
+
+  // Regular expressions: resolve new ones, re-resolve when topics came or went, drop
+  // the ones no member uses any more.
+  const int64_t version = topic_set_version(topics);
+  const std::set<std::string> in_use = cg.regexes_in_use();
+  for (auto it = cg.regexes.begin(); it != cg.regexes.end();) {
+    if (in_use.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    tombstone(ConsumerRecord::kRegularExpression, g.id, it->first, records);
+    it = cg.regexes.erase(it);
+  }
+  for (const std::string& regex : in_use) {
+    auto it = cg.regexes.find(regex);
+    if (it != cg.regexes.end() && it->second.version == version) continue;
+    ResolvedRegex resolved{resolve_regex(regex, topics), version, wall_ms()};
+    if (it == cg.regexes.end() || it->second.topics != resolved.topics) bump = true;
+    RegexValue v{std::vector<std::string>(resolved.topics.begin(), resolved.topics.end()), resolved.version,
+                 resolved.timestamp};
+    records.push_back({encode_key(ConsumerKey{ConsumerRecord::kRegularExpression, g.id, regex}), encode_value(v)});
+    cg.regexes[regex] = std::move(resolved);
+  }
+  const int64_t hash = topics_hash(cg.subscribed_topics(), topics);
+  if (hash != cg.metadata_hash) bump = true;
+  if (bump) bump_group_epoch(g, hash, records);
+
+  // The target assignment, when the group epoch moved past it.
+  if (cg.group_epoch > cg.assignment_epoch) {
+    AssignorInput in;
+    for (const auto& [id, m] : cg.members) {
+      AssignorMember am{m.instance_id, {}, cg.target.contains(id) ? cg.target.at(id) : Assignment{}};
+      for (const std::string& name : cg.topics_of(m)) {
+        if (auto t = topics.find(name); t && t->partitions > 0) {
+          am.topics.insert(t->id);
+          in.partitions[t->id] = t->partitions;
+        }
+      }
+      in.members.emplace(id, std::move(am));
+    }
+    const std::string assignor = preferred_assignor(cg, config_.consumer_assignors);
+    auto target = assign(assignor, in);
+    if (!target) return fail(HeartbeatProblem{errc::kUnknownServerError, "the " + assignor + " assignor failed: " + target.error()});
+    for (auto& [id, a] : *target) {
+      auto old = cg.target.find(id);
+      const bool changed = old == cg.target.end() ? !a.empty() : old->second != a;
+      if (changed) write_target(g.id, id, a, records);
+      cg.target[id] = std::move(a);
+    }
+    cg.assignment_epoch = cg.group_epoch;
+    records.push_back({encode_key(ConsumerKey{ConsumerRecord::kTargetMetadata, g.id, ""}),
+                       encode_value(TargetMetadataValue{cg.assignment_epoch})});
+  }
+
+  // Reconcile the member towards its target.
+  ConsumerMember before = cg.members.at(updated.id);
+  ConsumerMember after = before;
+  if (!before.reconciled_to(cg.assignment_epoch)) {
+    static const Assignment kEmpty;
+    auto t = cg.target.find(before.id);
+    ReconcileInput in{before, cg.assignment_epoch, t == cg.target.end() ? kEmpty : t->second, owned,
+                      [&cg](const Uuid& topic, int32_t p) { return cg.owner_epoch(topic, p); }};
+    auto next = reconcile(in);
+    if (!next) return fail(HeartbeatProblem{next.error(), "The member is in an unknown state and must rejoin without partitions."});
+    after = std::move(*next);
+  }
+  const auto now = Clock::now();
+  after.session_deadline = now + session;
+  after.rejoin_deadline.reset();
+  if (after.state == MemberState::kUnrevokedPartitions) {
+    if (!after.revoke_deadline || after.revoke_epoch != after.epoch) {
+      after.revoke_deadline = now + std::chrono::milliseconds(std::max(after.rebalance_timeout_ms, 0));
+      after.revoke_epoch = after.epoch;
+    }
+  } else {
+    after.revoke_deadline.reset();
+    after.revoke_epoch = -1;
+  }
+  if (!after.same_assignment(before) || is_new) write_current(g.id, after, records);
+  if (after.state != before.state || after.epoch != before.epoch) {
+    spdlog::debug("group {}: member {} epoch {} -> {}, {} -> {}", g.id, after.id, before.epoch, after.epoch,
+                  to_string(before.state), to_string(after.state));
+  }
+  cg.put(after);
+  g.state = cg.members.empty() ? GroupState::kEmpty : GroupState::kStable;
+  return after;
 }
 
 void GroupCoordinator::consumer_leave(ConsumerHeartbeat& r, ConsumerHeartbeatDone done) {
@@ -533,6 +549,7 @@ void GroupCoordinator::consumer_arm(const GroupPtr& g) {
   for (const auto& [id, m] : g->consumer->members) {
     if (!next || m.session_deadline < *next) next = m.session_deadline;
     if (m.revoke_deadline && *m.revoke_deadline < *next) next = *m.revoke_deadline;
+    if (m.rejoin_deadline && *m.rejoin_deadline < *next) next = *m.rejoin_deadline;
   }
   if (!next) {
     g->timer.cancel();
@@ -557,6 +574,8 @@ void GroupCoordinator::consumer_on_timer(const GroupPtr& g) {
     } else if (m.revoke_deadline && *m.revoke_deadline <= now && m.state == MemberState::kUnrevokedPartitions &&
                m.epoch == m.revoke_epoch) {
       fenced.emplace_back(id, "it did not give up its revoked partitions within its rebalance timeout");
+    } else if (m.rejoin_deadline && *m.rejoin_deadline <= now) {
+      fenced.emplace_back(id, "a classic member told to join again did not within its rebalance timeout");
     }
   }
   if (!fenced.empty()) {
@@ -627,6 +646,10 @@ KafkaError GroupCoordinator::check_consumer_commit(const Group& g, const MemberR
   if (member.generation < 0 && cg.members.empty()) return errc::kNone;  // an admin's or a simple commit
   auto it = cg.members.find(member.member_id);
   if (it == cg.members.end()) return errc::kUnknownMemberId;
+  if (it->second.classic) {
+    // A classic member commits with its generation, which is its epoch.
+    return it->second.epoch == member.generation ? errc::kNone : errc::kIllegalGeneration;
+  }
   if (!member.epoch_aware) return errc::kUnsupportedVersion;  // consumer members commit with v9+
   if (it->second.epoch != member.generation) return errc::kStaleMemberEpoch;
   return errc::kNone;

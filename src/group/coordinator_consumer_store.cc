@@ -116,6 +116,7 @@ void GroupCoordinator::finish_consumer_load(Loading& loaded, size_t& count) {
       m.subscribed_topic_regex = v.subscribed_topic_regex.value_or("");
       m.rebalance_timeout_ms = v.rebalance_timeout_ms;
       m.server_assignor = v.server_assignor;
+      if (v.classic) m.classic = ClassicMembership{v.classic->session_timeout_ms, v.classic->supported_protocols};
       if (auto cur = c.current.find(member); cur != c.current.end()) {
         m.epoch = cur->second.member_epoch;
         m.previous_epoch = cur->second.previous_member_epoch;
@@ -127,7 +128,8 @@ void GroupCoordinator::finish_consumer_load(Loading& loaded, size_t& count) {
         m.assigned = assignment_of(cur->second.assigned);
         m.pending_revocation = assignment_of(cur->second.pending_revocation);
       }
-      m.session_deadline = deadline;
+      m.session_deadline =
+          m.classic ? Clock::now() + std::chrono::milliseconds(m.classic->session_timeout_ms) : deadline;
       cg.put(std::move(m));
     }
     g->state = cg.members.empty() ? GroupState::kEmpty : GroupState::kStable;

@@ -43,9 +43,10 @@ void GroupCoordinator::join(JoinRequest r, JoinDone done) {
   GroupPtr g = unknown_member ? get_or_create(r.group_id) : find(r.group_id);
   if (!g) return done(join_error(errc::kUnknownMemberId, r.member_id));
   if (g->consumer) {
-    // An empty consumer-protocol group becomes a classic one (its offsets stay), as
-    // Kafka converts it; one with members refuses classic members for now.
-    if (!g->consumer->members.empty()) return done(join_error(errc::kInconsistentGroupProtocol, r.member_id));
+    // A consumer-protocol group with members hosts classic members (KIP-848's migration,
+    // coordinator_migration.cc); an empty one becomes a classic group (its offsets stay),
+    // as Kafka converts it.
+    if (!g->consumer->members.empty()) return classic_join_consumer(g, r, std::move(done));
     log_.append(g->partition, consumer_tombstones(*g), [](KafkaError) {});
     g->consumer.reset();
     g->protocol_type.reset();

@@ -18,7 +18,8 @@ SyncResult sync_error(KafkaError error) {
 
 void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
   GroupPtr g = find(r.group_id);
-  if (!g || g->consumer) return done(sync_error(errc::kUnknownMemberId));
+  if (g && g->consumer) return classic_sync_consumer(g, r, std::move(done));
+  if (!g) return done(sync_error(errc::kUnknownMemberId));
   if (g->state == GroupState::kDead) return done(sync_error(errc::kCoordinatorNotAvailable));
   if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) {
     return done(sync_error(errc::kFencedInstanceId));
@@ -74,7 +75,8 @@ void GroupCoordinator::sync(SyncRequest r, SyncDone done) {
 
 KafkaError GroupCoordinator::heartbeat(const MemberRef& r) {
   GroupPtr g = find(r.group_id);
-  if (!g || g->consumer) return errc::kUnknownMemberId;
+  if (g && g->consumer) return classic_heartbeat_consumer(g, r);
+  if (!g) return errc::kUnknownMemberId;
   if (g->state == GroupState::kDead) return errc::kCoordinatorNotAvailable;
   if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) return errc::kFencedInstanceId;
   Member* m = g->find(r.member_id);
@@ -102,7 +104,11 @@ LeaveResult GroupCoordinator::leave(
     const std::vector<std::pair<std::string, std::optional<std::string>>>& members) {
   LeaveResult out;
   GroupPtr g = find(group_id);
-  if (!g || g->consumer) {
+  if (g && g->consumer) {
+    for (const auto& [member_id, instance_id] : members) out.members.push_back(classic_leave_consumer(g, member_id, instance_id));
+    return out;
+  }
+  if (!g) {
     out.members.assign(members.size(), errc::kUnknownMemberId);
     return out;
   }

@@ -22,9 +22,9 @@ PARTITIONS = 6
 
 
 class Worker:
-    def __init__(self, argv, events_path, cwd=None):
+    def __init__(self, argv, events_path, cwd=None, env=None):
         self.events_path = events_path
-        self.proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=open(events_path + ".err", "w"))
 
     def events(self):

@@ -9,39 +9,13 @@
 // COORDINATOR_NOT_AVAILABLE.
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
+#include "broker/handlers/topic_view.h"
 
 namespace strata::broker {
 
 using namespace protocol;
 
 namespace {
-
-// The coordinator's view of the topics: one metadata snapshot, less the topics the
-// requesting principal may not describe (so a regex resolves only to topics the member
-// could see, as Kafka filters its resolution).
-class SnapshotTopics final : public group::TopicView {
- public:
-  SnapshotTopics(std::shared_ptr<const MetadataSnapshot> snapshot, std::function<bool(const std::string&)> visible)
-      : snapshot_(std::move(snapshot)), visible_(std::move(visible)) {}
-  std::optional<group::TopicInfo> find(const std::string& name) const override {
-    return info(snapshot_->topic(name));
-  }
-  std::optional<group::TopicInfo> find(const Uuid& id) const override { return info(snapshot_->topic(id)); }
-  void each(const std::function<void(const group::TopicInfo&)>& f) const override {
-    for (const auto& t : snapshot_->topics()) {
-      if (t->internal || !visible_(t->name)) continue;
-      f(group::TopicInfo{t->id, t->name, t->partition_count()});
-    }
-  }
-
- private:
-  static std::optional<group::TopicInfo> info(const TopicMeta* t) {
-    if (t == nullptr) return std::nullopt;
-    return group::TopicInfo{t->id, t->name, t->partition_count()};
-  }
-  std::shared_ptr<const MetadataSnapshot> snapshot_;
-  std::function<bool(const std::string&)> visible_;
-};
 
 group::Assignment assignment_of(const std::vector<ConsumerGroupHeartbeatRequest::TopicPartitions>& list) {
   group::Assignment a;
@@ -195,7 +169,7 @@ asio::awaitable<ConsumerGroupDescribeResponse> handle_consumer_group_describe(
       if (!m.subscribed_topic_regex.empty()) out.subscribed_topic_regex = m.subscribed_topic_regex;
       out.assignment = described(m.assigned, *snapshot);
       out.target_assignment = described(md.target, *snapshot);
-      out.member_type = 1;  // a consumer-protocol member
+      out.member_type = m.classic ? 0 : 1;  // a classic member (KIP-848's migration), else consumer
       for (const auto* a : {&out.assignment, &out.target_assignment}) {
         for (const auto& t : a->topic_partitions) {
           if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kTopic, t.topic_name)) topics_visible = false;

@@ -7,6 +7,7 @@
 // COORDINATOR_NOT_AVAILABLE (no __consumer_offsets, or a failed write).
 #include "broker/handlers/authorize.h"
 #include "broker/handlers/group_common.h"
+#include "broker/handlers/topic_view.h"
 #include "broker/handlers/txn_common.h"
 
 namespace strata::broker {
@@ -131,6 +132,8 @@ asio::awaitable<JoinGroupResponse> handle_join_group(Broker& broker, RequestCont
   for (auto& p : request.protocols) j.protocols.push_back({p.name, std::move(p.metadata)});
   j.require_known_member_id = version >= 4;
   j.supports_skip_assignment = version >= 9;
+  const SnapshotTopics topics(broker.metadata(), [](const std::string&) { return true; });
+  j.topics = &topics;  // a classic member of a consumer-protocol group names its partitions by topic
   group::GroupCoordinator& coord = broker.groups();
   group::JoinResult res = co_await broker.on_shard_async<group::JoinResult>(
       broker.group_shard(request.group_id),
@@ -170,6 +173,8 @@ asio::awaitable<SyncGroupResponse> handle_sync_group(Broker& broker, RequestCont
   s.protocol_type = request.protocol_type;
   s.protocol_name = request.protocol_name;
   for (auto& a : request.assignments) s.assignments.emplace_back(a.member_id, std::move(a.assignment));
+  const SnapshotTopics topics(broker.metadata(), [](const std::string&) { return true; });
+  s.topics = &topics;
   group::GroupCoordinator& coord = broker.groups();
   group::SyncResult res = co_await broker.on_shard_async<group::SyncResult>(
       broker.group_shard(request.group_id),

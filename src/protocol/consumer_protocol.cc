@@ -1,8 +1,10 @@
-#include "tools/consumer_protocol.h"
+#include "protocol/consumer_protocol.h"
+
+#include "protocol/output.h"
 
 #include <algorithm>
 
-namespace strata::tools {
+namespace strata::protocol {
 
 namespace {
 
@@ -14,7 +16,7 @@ Result<Versioned<T>, std::string> decode(Bytes bytes, const char* what) {
   const int16_t layout = std::min(version, kConsumerProtocolVersionMax);
   // The Decoder reads from a writable frame (for RECORDS fields, which these have not).
   std::vector<uint8_t> copy(bytes.begin(), bytes.end());
-  protocol::Decoder d(MutableBytes(copy), 2, layout, false);
+  Decoder d(MutableBytes(copy), 2, layout, false);
   Versioned<T> out{version, {}};
   d.decode(out.message);
   if (!d.ok()) return fail(std::string(what) + " v" + std::to_string(version) + ": truncated");
@@ -31,4 +33,14 @@ Result<Versioned<ConsumerAssignment>, std::string> decode_consumer_assignment(By
   return decode<ConsumerAssignment>(bytes, "consumer assignment");
 }
 
-}  // namespace strata::tools
+std::vector<uint8_t> encode_consumer_assignment(const ConsumerAssignment& a, int16_t version) {
+  Output out;
+  ByteWriter w(out.bytes);
+  w.i16(version);
+  ConsumerAssignment copy = a;
+  Encoder e(out, std::clamp<int16_t>(version, 0, kConsumerProtocolVersionMax), false);
+  e.encode(copy);
+  return std::move(out.bytes);
+}
+
+}  // namespace strata::protocol
