@@ -277,6 +277,9 @@ class GroupCoordinator {
   KafkaError classic_leave_consumer(const GroupPtr& g, const std::string& member_id,
                                     const std::optional<std::string>& instance_id);
   Result<void, HeartbeatProblem> upgrade_classic_group(const GroupPtr& g, const TopicView& topics, Records& records);
+  // After a member left: a group whose remaining members all speak the classic protocol
+  // becomes a classic group again and rebalances (policy downgrade or bidirectional).
+  void maybe_downgrade(const GroupPtr& g, Records& records);
   Result<GroupPtr, HeartbeatProblem> consumer_group_for_join(ConsumerHeartbeat& r, const TopicView& topics,
                                                              Records& records);
   void fence_consumer_member(Group& g, const std::string& member_id, Records& records);

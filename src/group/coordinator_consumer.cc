@@ -506,8 +506,9 @@ void GroupCoordinator::consumer_leave(ConsumerHeartbeat& r, ConsumerHeartbeatDon
   }
   spdlog::info("group {}: member {} left", g->id, r.member_id);
   fence_consumer_member(*g, r.member_id, records);
+  maybe_downgrade(g, records);
   out.member_epoch = -1;
-  consumer_arm(g);
+  arm(g);
   consumer_write(*g, std::move(records), [out = std::move(out), done = std::move(done)](KafkaError e) mutable {
     if (e != errc::kNone) out = ConsumerHeartbeatResult{.error = e};
     done(std::move(out));
@@ -584,9 +585,10 @@ void GroupCoordinator::consumer_on_timer(const GroupPtr& g) {
       spdlog::info("group {}: member {} fenced: {}", g->id, id, why);
       fence_consumer_member(*g, id, records);
     }
+    maybe_downgrade(g, records);
     consumer_write(*g, std::move(records), [](KafkaError) {});
   }
-  consumer_arm(g);
+  arm(g);
 }
 
 void GroupCoordinator::consumer_write(Group& g, Records records, std::function<void(KafkaError)> done) {

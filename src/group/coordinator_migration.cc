@@ -9,9 +9,9 @@
 //    is not asked), SyncGroup hands them their assigned partitions, Heartbeat answers
 //    REBALANCE_IN_PROGRESS whenever they must join again to give up or take partitions
 //    (within their rebalance timeout, else they are fenced), LeaveGroup fences them.
-// Not built: converting back to a classic group when the last consumer-protocol member
-// leaves (Kafka's downgrade); the group stays a consumer-protocol group hosting its
-// classic members, which keep working.
+//  - When the last consumer-protocol member leaves and classic members remain (policy
+//    downgrade or bidirectional), the group becomes a classic group again at its group
+//    epoch and rebalances, its members joining again as in any classic rebalance.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -116,7 +116,7 @@ void GroupCoordinator::classic_join_consumer(const GroupPtr& g, JoinRequest& r, 
   if (!is_new) {
     auto it = cg.members.find(member_id);
     if (it == cg.members.end()) {
-      if (!unknown && !r.group_instance_id) return done(join_error(errc::kUnknownMemberId, r.member_id));
+      // As Kafka: any member id joins (the one MEMBER_ID_REQUIRED handed out included).
       before.id = member_id;
       is_new = true;
     } else {
@@ -231,7 +231,8 @@ KafkaError GroupCoordinator::classic_leave_consumer(const GroupPtr& g, const std
   spdlog::info("group {}: classic member {} left", g->id, id);
   Records records;
   fence_consumer_member(*g, id, records);
-  consumer_arm(g);
+  maybe_downgrade(g, records);
+  arm(g);
   consumer_write(*g, std::move(records), [](KafkaError) {});
   return errc::kNone;
 }
@@ -321,6 +322,63 @@ Result<void, HeartbeatProblem> GroupCoordinator::upgrade_classic_group(const Gro
   g->consumer = std::move(cg);
   g->state = GroupState::kStable;
   return {};
+}
+
+// Kafka's convertToClassicGroup after a consumer-protocol member left.
+void GroupCoordinator::maybe_downgrade(const GroupPtr& g, Records& records) {
+  const std::string& policy = config_.consumer_migration_policy;
+  if (!g->consumer || (policy != "downgrade" && policy != "bidirectional")) return;
+  const ConsumerGroup& cg = *g->consumer;
+  if (cg.members.empty() || int64_t(cg.members.size()) > config_.group_max_size) return;
+  for (const auto& [id, m] : cg.members) {
+    if (!m.classic || m.classic->protocols.empty()) return;
+  }
+  // The protocol every member names, in the first member's order.
+  std::optional<std::string> chosen;
+  for (const auto& [name, meta] : cg.members.begin()->second.classic->protocols) {
+    const bool everyone = std::all_of(cg.members.begin(), cg.members.end(), [&name](const auto& kv) {
+      const auto& ps = kv.second.classic->protocols;
+      return std::any_of(ps.begin(), ps.end(), [&name](const auto& p) { return p.first == name; });
+    });
+    if (everyone) {
+      chosen = name;
+      break;
+    }
+  }
+  if (!chosen) return;
+  for (auto& r : consumer_tombstones(*g)) records.push_back(std::move(r));
+  const auto now = Clock::now();
+  std::vector<Member> members;
+  for (const auto& [id, cm] : cg.members) {
+    Member m;
+    m.id = id;
+    m.instance_id = cm.instance_id;
+    m.client_id = cm.client_id;
+    m.client_host = cm.client_host;
+    m.session_timeout_ms = cm.classic->session_timeout_ms;
+    m.rebalance_timeout_ms = cm.rebalance_timeout_ms;
+    m.protocol_type = "consumer";
+    for (const auto& [name, meta] : cm.classic->protocols) m.protocols.push_back({name, meta});
+    m.deadline = now + std::chrono::milliseconds(m.session_timeout_ms);
+    members.push_back(std::move(m));
+  }
+  const int32_t epoch = cg.group_epoch;
+  g->consumer.reset();
+  g->protocol_type = "consumer";
+  g->protocol_name = chosen;
+  g->generation = epoch;
+  g->members.clear();
+  g->static_members.clear();
+  for (Member& m : members) {
+    if (m.instance_id) g->static_members[*m.instance_id] = m.id;
+    g->members.push_back(std::move(m));
+  }
+  g->leader = g->members.front().id;
+  g->state = GroupState::kStable;
+  records.push_back({encode_key(GroupKey{g->id}), encode_value(group_value(*g, {}))});
+  spdlog::info("group {}: its last consumer-protocol member left; back to a classic group of {} members at "
+               "generation {}, rebalancing", g->id, g->members.size(), epoch);
+  prepare_rebalance(g);
 }
 
 }  // namespace strata::group

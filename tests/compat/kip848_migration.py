@@ -9,6 +9,8 @@ group.protocol=consumer), with records flowing throughout.
   group at the classic generation, the classic members keep their partitions until they
   are asked (REBALANCE_IN_PROGRESS) to join again, then get the server's assignment
   through JoinGroup/SyncGroup -> each classic member is stopped and replaced in turn.
+And the way back (Kafka's downgrade): classic members join a consumer-protocol group; when
+its last consumer-protocol member leaves, it is a classic group again and rebalances.
 Checked: every record consumed, none twice except where a commit was refused; the
 offsets committed by classic members are where the consumer members resume; the group
 ends a consumer-protocol group (ConsumerGroupDescribe) whose members are all of the
@@ -121,6 +123,52 @@ def run(bootstrap, assignor):
                 w.proc.kill()
 
 
+def downgrade(bootstrap):
+    """Classic members join a consumer-protocol group; when its last consumer-protocol
+    member leaves, the group is a classic group again and its members rebalance."""
+    label = "downgrade"
+    topic, group = "migrate-down", "migrate-group-down"
+    create_topic(bootstrap, topic)
+    tmp = tempfile.mkdtemp(prefix="strata-migrate-")
+    first = Worker(["node", os.path.join(HERE, "js", "kip848_worker_rdkafka.js"), bootstrap, group, topic,
+                    os.path.join(tmp, "consumer")], os.path.join(tmp, "consumer"), cwd=os.path.join(HERE, "js"))
+    everyone = [first]
+    try:
+        sent = set(produce(bootstrap, topic, 0, 300))
+        wait_for("%s: a consumer-protocol member consumes" % label, lambda: sent <= consumed(everyone))
+        classics = [Worker(["/usr/bin/python3", os.path.join(HERE, "group_worker_confluent.py"), bootstrap, group,
+                            topic, os.path.join(tmp, "classic%d" % i)], os.path.join(tmp, "classic%d" % i))
+                    for i in range(2)]
+        everyone += classics
+        wait_for("%s: two classic members join the consumer-protocol group and get partitions" % label,
+                 lambda: all(w.assignment() for w in classics) and partitions_held(everyone) == list(range(6)))
+        d = describe_group(bootstrap, group)
+        check(sorted(m["type"] for m in d["members"]) == [0, 0, 1],
+              "%s: ConsumerGroupDescribe shows two classic members and one consumer member" % label)
+        first.proc.send_signal(signal.SIGTERM)
+        first.proc.wait(30)
+        sent |= set(produce(bootstrap, topic, 300, 300))
+        wait_for("%s: the classic members rebalance and share every partition" % label,
+                 lambda: partitions_held(classics) == list(range(6)))
+        wait_for("%s: every record consumed after the downgrade" % label, lambda: sent <= consumed(everyone))
+        d = describe_group(bootstrap, group)
+        check(d["error"] == 69, "%s: the group is no longer a consumer-protocol group (GROUP_ID_NOT_FOUND)" % label)
+        for w in classics:
+            w.proc.send_signal(signal.SIGTERM)
+        for w in classics:
+            w.proc.wait(30)
+        check(consumed(everyone) == sent, "%s: all %d records consumed, none skipped" % (label, len(sent)))
+    except Exception:
+        for i, w in enumerate(everyone):
+            print("---- member %d stderr ----\n%s" % (i, w.stderr()))
+            print("---- member %d events (no records) ----\n%s" % (i, [e for e in w.events() if e["ev"] != "rec"]))
+        raise
+    finally:
+        for w in everyone:
+            if w.proc.poll() is None:
+                w.proc.kill()
+
+
 def stable_consumers(bootstrap, group, n):
     d = describe_group(bootstrap, group)
     return (d["error"] == 0 and d["state"] == "Stable" and len(d["members"]) == n and
@@ -141,6 +189,7 @@ def main():
     with StrataBroker(sys.argv[1], SETTINGS) as broker:
         run(broker.bootstrap, None)
         run(broker.bootstrap, "cooperative-sticky")
+        downgrade(broker.bootstrap)
 
 
 if __name__ == "__main__":
