@@ -12,17 +12,28 @@ namespace strata::group {
 
 // Kafka's doTxnCommitOffsets checks: a group that does not exist yet is created (a
 // transactional producer may commit for a group no consumer joined); v3 requests
-// naming a member and generation are checked against the group like OffsetCommit.
+// naming a member and generation are checked against the group like OffsetCommit (a
+// consumer-protocol group's member against its epoch).
 void GroupCoordinator::txn_commit(TxnCommitRequest r,
                                   std::function<void(std::vector<KafkaError>)> done) {
   auto all = [&](KafkaError e) { done(std::vector<KafkaError>(r.partitions.size(), e)); };
   GroupPtr g = get_or_create(r.group_id);
   if (g->state == GroupState::kDead) return all(errc::kCoordinatorNotAvailable);
-  if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) {
-    return all(errc::kFencedInstanceId);
+  if (g->consumer) {
+    // A consumer-protocol group (KIP-848): a named member must exist and commit at its
+    // epoch (ILLEGAL_GENERATION otherwise, which transactional clients abort on).
+    if (!r.member_id.empty()) {
+      auto it = g->consumer->members.find(r.member_id);
+      if (it == g->consumer->members.end()) return all(errc::kUnknownMemberId);
+      if (r.generation >= 0 && r.generation != it->second.epoch) return all(errc::kIllegalGeneration);
+    }
+  } else {
+    if (g->is_static_member_fenced(r.group_instance_id, r.member_id)) {
+      return all(errc::kFencedInstanceId);
+    }
+    if (!r.member_id.empty() && !g->has(r.member_id)) return all(errc::kUnknownMemberId);
+    if (r.generation >= 0 && r.generation != g->generation) return all(errc::kIllegalGeneration);
   }
-  if (!r.member_id.empty() && !g->has(r.member_id)) return all(errc::kUnknownMemberId);
-  if (r.generation >= 0 && r.generation != g->generation) return all(errc::kIllegalGeneration);
   std::vector<KafkaError> errors(r.partitions.size(), errc::kNone);
   std::vector<OffsetsLog::Record> records;
   std::vector<size_t> written;

@@ -20,7 +20,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import SESSION_MS, Cluster, find_coordinator  # noqa: E402
+from harness import SESSION_MS, Cluster, coordinator_of  # noqa: E402
 from replicas import all_in_sync, partitions  # noqa: E402
 from strata_broker import check  # noqa: E402
 
@@ -31,22 +31,6 @@ binary = sys.argv[1]
 PARTITIONS = 6
 RECORDS = 600
 GROUP_KEY, TXN_KEY = 0, 1
-
-
-def coordinator_of(c, key, key_type, avoid=None, timeout=30):
-    """The node every live broker names for `key` (and not `avoid`), once they agree."""
-    deadline = time.time() + timeout
-    answers = None
-    while time.time() < deadline:
-        try:
-            answers = {b.node_id: find_coordinator(b.bootstrap, key, key_type) for b in c.brokers if b.alive()}
-        except OSError:
-            answers = None
-        nodes = {n for e, n in (answers or {}).values() if e == 0}
-        if answers and len(nodes) == 1 and all(e == 0 for e, _ in answers.values()) and nodes != {avoid}:
-            return nodes.pop()
-        time.sleep(0.2)
-    check(False, "the brokers agree on the coordinator of %s (last: %s)" % (key, answers))
 
 
 def internal_replicas(admin, topic):

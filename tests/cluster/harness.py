@@ -131,6 +131,22 @@ def find_coordinator(bootstrap, key, key_type):
     return error, r.int32()
 
 
+def coordinator_of(c, key, key_type, avoid=None, timeout=30):
+    """The node every live broker names for `key` (and not `avoid`), once they agree."""
+    deadline = time.time() + timeout
+    answers = None
+    while time.time() < deadline:
+        try:
+            answers = {b.node_id: find_coordinator(b.bootstrap, key, key_type) for b in c.brokers if b.alive()}
+        except OSError:
+            answers = None
+        nodes = {n for e, n in (answers or {}).values() if e == 0}
+        if answers and len(nodes) == 1 and all(e == 0 for e, _ in answers.values()) and nodes != {avoid}:
+            return nodes.pop()
+        time.sleep(0.2)
+    check(False, "the brokers agree on the coordinator of %s (last: %s)" % (key, answers))
+
+
 def wait_port(port, proc, what, timeout=20):
     deadline = time.time() + timeout
     while time.time() < deadline:
