@@ -431,5 +431,24 @@ TEST_F(ConsumerCoordinatorTest, CommitsNeedTheMembersCurrentEpoch) {
   EXPECT_EQ(coord->check_offset_fetch("g", std::nullopt, -1), errc::kNone);
 }
 
+// TxnOffsetCommit v3+ to a consumer-protocol group: the named member must exist and
+// commit at its current epoch; ILLEGAL_GENERATION (not STALE_MEMBER_EPOCH) otherwise, as
+// Kafka, so a transactional producer aborts. Without a member the commit is accepted.
+TEST_F(ConsumerCoordinatorTest, TransactionalCommitsCheckTheMemberEpoch) {
+  auto a = send(join("a"));
+  auto txn_commit = [this](const std::string& member, int32_t epoch) {
+    std::optional<std::vector<KafkaError>> out;
+    TxnCommitRequest r{"g", 7, 0, epoch, member, std::nullopt, {{"orders", 0, 5, -1, "", -1}}};
+    coord->txn_commit(std::move(r), [&out](std::vector<KafkaError> e) { out = std::move(e); });
+    while (!out) io.run_one();
+    io.restart();
+    return out->at(0);
+  };
+  EXPECT_EQ(txn_commit("a", a.member_epoch), errc::kNone);
+  EXPECT_EQ(txn_commit("a", a.member_epoch + 1), errc::kIllegalGeneration);
+  EXPECT_EQ(txn_commit("x", a.member_epoch), errc::kUnknownMemberId);
+  EXPECT_EQ(txn_commit("", -1), errc::kNone);
+}
+
 }  // namespace
 }  // namespace strata::group
