@@ -104,6 +104,41 @@ constexpr KafkaStatus kKafkaStatuses[] = {
     {"POLICY_VIOLATION", 400},            {"INVALID_REQUEST", 400},
 };
 
+json partitions_json(const protocol::ConsumerGroupDescribeResponse::Assignment& a) {
+  json out = json::array();
+  for (const auto& tp : a.topic_partitions) out.push_back({{"topic", tp.topic_name}, {"partitions", tp.partitions}});
+  return out;
+}
+
+// A group's description: a consumer-protocol group (KIP-848) from ConsumerGroupDescribe,
+// with its epochs and each member's epoch and target assignment; any other from
+// DescribeGroups. Both give "type" ("consumer" or "classic") and the same member fields.
+Answer<json> group_description(ClusterReader& c, const std::string& id) {
+  auto kip848 = c.describe_consumer_group(id);
+  if (!kip848) return fail(cluster_failure(kip848.error()));
+  json members = json::array();
+  if (const auto& g = *kip848) {
+    for (const auto& m : g->members) {
+      members.push_back({{"member_id", m.member_id}, {"client_id", m.client_id}, {"host", m.client_host},
+                         {"instance_id", m.instance_id ? json(*m.instance_id) : json(nullptr)},
+                         {"assignment", partitions_json(m.assignment)}, {"member_epoch", m.member_epoch},
+                         {"target_assignment", partitions_json(m.target_assignment)}});
+    }
+    return json{{"group", id}, {"type", "consumer"}, {"state", g->group_state}, {"protocol_type", "consumer"},
+                {"protocol", g->assignor_name}, {"group_epoch", g->group_epoch},
+                {"assignment_epoch", g->assignment_epoch}, {"members", std::move(members)}};
+  }
+  auto d = c.describe_group(id);
+  if (!d) return fail(cluster_failure(d.error()));
+  for (const auto& mem : d->members) {
+    members.push_back({{"member_id", mem.member_id}, {"client_id", mem.client_id}, {"host", mem.client_host},
+                       {"instance_id", mem.group_instance_id ? json(*mem.group_instance_id) : json(nullptr)},
+                       {"assignment", assignment_json(d->protocol_type, mem.member_assignment)}});
+  }
+  return json{{"group", id}, {"type", "classic"}, {"state", d->group_state}, {"protocol_type", d->protocol_type},
+              {"protocol", d->protocol_data}, {"members", std::move(members)}};
+}
+
 }  // namespace
 
 Failure cluster_failure(std::string message) {
@@ -288,8 +323,8 @@ Answer<json> groups(ClusterReader& c) {
 
 // A group's members and, per partition it committed, the offset, the end and the lag.
 Answer<json> group(ClusterReader& c, const std::string& id) {
-  auto d = c.describe_group(id);
-  if (!d) return fail(cluster_failure(d.error()));
+  auto out = group_description(c, id);
+  if (!out) return out;
   auto offsets = c.group_offsets(id);
   if (!offsets) return fail(cluster_failure(offsets.error()));
   std::vector<std::string> topics;
@@ -312,16 +347,9 @@ Answer<json> group(ClusterReader& c, const std::string& id) {
       parts.push_back(std::move(p));
     }
   }
-  json members = json::array();
-  for (const auto& mem : d->members) {
-    json member = {{"member_id", mem.member_id}, {"client_id", mem.client_id}, {"host", mem.client_host},
-                   {"instance_id", mem.group_instance_id ? json(*mem.group_instance_id) : json(nullptr)},
-                   {"assignment", assignment_json(d->protocol_type, mem.member_assignment)}};
-    members.push_back(std::move(member));
-  }
-  return json{{"group", id}, {"state", d->group_state}, {"protocol_type", d->protocol_type},
-              {"protocol", d->protocol_data}, {"members", std::move(members)}, {"offsets", std::move(parts)},
-              {"lag", total}};
+  (*out)["offsets"] = std::move(parts);
+  (*out)["lag"] = total;
+  return out;
 }
 
 // --- Writes (cluster_admin.h); `body` is the request's JSON.

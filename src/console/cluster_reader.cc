@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/kafka_errors.h"
 #include "protocol/apis/describe_log_dirs.h"
 #include "protocol/apis/find_coordinator.h"
 #include "protocol/apis/list_groups.h"
@@ -291,6 +292,23 @@ Result<DescribeGroupsResponse::Group, std::string> ClusterReader::describe_group
   if (r->groups.size() != 1) return fail(std::string("DescribeGroups answered nothing"));
   if (r->groups[0].error_code != 0) return fail(kafka_text(r->groups[0].error_code));
   return std::move(r->groups[0]);
+}
+
+Result<std::optional<ConsumerGroupDescribeResponse::Group>, std::string> ClusterReader::describe_consumer_group(
+    const std::string& group) {
+  using Answer = std::optional<ConsumerGroupDescribeResponse::Group>;
+  auto c = coordinator(group);
+  if (!c) return fail(c.error());
+  if (!(*c)->version<ConsumerGroupDescribeRequest>()) return Answer();
+  ConsumerGroupDescribeRequest request;
+  request.group_ids.push_back(group);
+  auto r = (*c)->call<ConsumerGroupDescribeResponse>(request);
+  if (!r) return fail(text(r.error()));
+  if (r->groups.size() != 1) return fail(std::string("ConsumerGroupDescribe answered nothing"));
+  auto& g = r->groups[0];
+  if (g.error_code == kafka_error::kGroupIdNotFound) return Answer();
+  if (g.error_code != 0) return fail(kafka_text(g.error_code, g.error_message));
+  return Answer(std::move(g));
 }
 
 Result<std::vector<GroupOffset>, std::string> ClusterReader::group_offsets(const std::string& group) {

@@ -19,6 +19,7 @@
 #include "client/kafka_client.h"
 #include "common/result.h"
 #include "protocol/apis/describe_configs.h"
+#include "protocol/apis/consumer_group_describe.h"
 #include "protocol/apis/describe_groups.h"
 #include "protocol/apis/fetch.h"
 #include "protocol/apis/metadata.h"
@@ -91,6 +92,11 @@ class ClusterReader {
   Result<std::vector<GroupListing>, std::string> groups(const protocol::MetadataResponse& metadata);
   // DescribeGroups and OffsetFetch of `group`, at its coordinator.
   Result<protocol::DescribeGroupsResponse::Group, std::string> describe_group(const std::string& group);
+  // ConsumerGroupDescribe of `group` at its coordinator: nullopt when it is not a
+  // consumer-protocol group (KIP-848; GROUP_ID_NOT_FOUND) or the broker lacks the API,
+  // which leaves DescribeGroups to describe it.
+  Result<std::optional<protocol::ConsumerGroupDescribeResponse::Group>, std::string> describe_consumer_group(
+      const std::string& group);
   Result<std::vector<GroupOffset>, std::string> group_offsets(const std::string& group);
 
   // The connection to the broker it was given, and one to a group's coordinator (for

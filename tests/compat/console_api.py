@@ -9,7 +9,8 @@ partitions and configs; the batch inspector's list (codecs, producer ids and seq
 transactional batches, COMMIT and ABORT markers, CRCs valid, no gaps) and one batch
 opened (records, headers, the dump-log byte map); the message browser (oldest, newest,
 by offset, by timestamp, a filter, binary values, control records left out); the
-group's members and lag (10); errors (404 unknown topic, 502 no such partition, 404 no
+group's members and lag (10), a consumer-protocol group (KIP-848, joined by hand) with
+its epochs and the member's current and target assignment; errors (404 unknown topic, 502 no such partition, 404 no
 batch); strata.console.read.only shown and writes refused (403). On a writable console:
 a topic created, grown, its config set and removed, a group's offsets reset (earliest,
 an offset) and the group deleted, the topic deleted; a write from another origin (403)
@@ -28,6 +29,7 @@ sys.path.insert(0, HERE)
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
+from kip848_wire import heartbeat  # noqa: E402
 from strata_broker import StrataBroker, check, free_port  # noqa: E402
 
 TOPIC = "inspected"
@@ -210,6 +212,21 @@ def check_writes(port, bootstrap):
     get(port, "/api/topics/made", status=404)
 
 
+def check_kip848_group(port, bootstrap):
+    """A consumer-protocol group: described with ConsumerGroupDescribe, not DescribeGroups
+    (which answers Dead for it, as Kafka's)."""
+    r = heartbeat(bootstrap, "console-kip848", "member-1", 0, topics=[TOPIC], rebalance_timeout_ms=60000, owned={})
+    check(r["error"] == 0 and r["epoch"] == 1, "a consumer-protocol member joined at epoch 1: %s" % r)
+    g = get(port, "/api/group?id=console-kip848")
+    check(g["type"] == "consumer" and g["state"] == "Stable" and g["group_epoch"] == 1 and
+          g["assignment_epoch"] == 1 and g["protocol"] == "uniform", "the group's type, state and epochs: %s" % g)
+    both = [{"topic": TOPIC, "partitions": [0, 1]}]
+    check([(m["member_id"], m["member_epoch"], m["assignment"], m["target_assignment"]) for m in g["members"]] ==
+          [("member-1", 1, both, both)], "the member's epoch and assignments: %s" % g["members"])
+    groups = {x["group"]: x for x in get(port, "/api/groups")["groups"]}
+    check(groups["console-kip848"]["protocol_type"] == "consumer", "listed: %s" % groups.get("console-kip848"))
+
+
 def main():
     metrics_port = free_port()
     broker = StrataBroker(sys.argv[1], {"metrics.listener": "http://127.0.0.1:%d" % metrics_port,
@@ -254,6 +271,8 @@ def main():
         check(g["offsets"] == [{"topic": TOPIC, "partition": 0, "committed": 15, "high_watermark": 25, "lag": 10}],
               "its offsets and lag: %s" % g["offsets"])
         check(g["lag"] == 10, "total lag")
+        check(g["type"] == "classic", "a classic group")
+        check_kip848_group(metrics_port, broker.bootstrap)
         get(metrics_port, "/api/topics", method="POST", body={"name": "x"}, status=403)  # read-only
         get(metrics_port, "/api/topics/" + TOPIC, method="DELETE", status=403)
     writable_port = free_port()

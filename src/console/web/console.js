@@ -329,13 +329,19 @@ async function groupsPage() {
 
 async function groupPage(id) {
   const g = await api('/group?id=' + encodeURIComponent(id));
+  const parts = a => a ? a.map(x => `${x.topic}: ${x.partitions.join(',')}`).join('; ') || '-' : '-';
+  const kip848 = g.type === 'consumer';  // KIP-848: epochs and the target assignment
+  const epochs = kip848 ? [el('dt', {}, 'Group epoch'), el('dd', {id: 'group-epoch'}, g.group_epoch),
+    el('dt', {}, 'Assignment epoch'), el('dd', {}, g.assignment_epoch)] : [];
+  const memberColumns = [['Member', m => m.member_id], ['Client', m => m.client_id], ['Host', m => m.host],
+    ['Assigned', m => parts(m.assignment)]];
+  if (kip848) memberColumns.push(['Epoch', m => m.member_epoch, 'num'], ['Target', m => parts(m.target_assignment)]);
   show(el('h1', {}, 'Group ', el('code', {}, id)),
-    el('dl', {class: 'facts'}, el('dt', {}, 'State'), el('dd', {}, g.state), el('dt', {}, 'Assignor'), el('dd', {}, g.protocol || '-'),
+    el('dl', {class: 'facts'}, el('dt', {}, 'Type'), el('dd', {id: 'group-type'}, g.type), el('dt', {}, 'State'), el('dd', {}, g.state),
+      el('dt', {}, 'Assignor'), el('dd', {}, g.protocol || '-'), ...epochs,
       el('dt', {}, 'Members'), el('dd', {}, g.members.length), el('dt', {}, 'Total lag'), el('dd', {id: 'lag'}, g.lag)),
     el('h2', {}, 'Members'),
-    table([['Member', m => m.member_id], ['Client', m => m.client_id], ['Host', m => m.host],
-      ['Assigned', m => m.assignment ? m.assignment.map(a => `${a.topic}: ${a.partitions.join(',')}`).join('; ') : '-']],
-    g.members, {id: 'members'}),
+    table(memberColumns, g.members, {id: 'members'}),
     el('h2', {}, 'Offsets'),
     table([['Topic', o => link('/topic/' + o.topic, o.topic)], ['Partition', o => o.partition, 'num'],
       ['Committed', o => o.committed, 'num'], ['High watermark', o => o.high_watermark ?? '-', 'num'],
