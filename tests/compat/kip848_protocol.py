@@ -2,6 +2,7 @@
 """KIP-848 at the protocol level, against a real Strata broker: what the clients here
 never send. Members driven by hand (kip848_wire.py) check
   - member ids: v0 may leave it to the broker, v1 must send one (KIP-1082);
+  - group.consumer.max.size: one member too many gets GROUP_MAX_SIZE_REACHED;
   - revoke before assign: a new member waits while the old owner holds its partitions,
     and a member that never acknowledges a revocation is fenced after its rebalance
     timeout, its partitions then going to the waiting member;
@@ -33,12 +34,14 @@ from strata_broker import StrataBroker, check, java_partition
 INVALID_REQUEST, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID = 42, 25, 82
 FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, STALE_MEMBER_EPOCH = 110, 111, 113
 UNSUPPORTED_VERSION, INVALID_REGULAR_EXPRESSION, UNSUPPORTED_ASSIGNOR = 35, 128, 112
+GROUP_MAX_SIZE_REACHED = 81
 
 SETTINGS = {
     "group.consumer.session.timeout.ms": "6000",
     "group.consumer.min.session.timeout.ms": "6000",
     "group.consumer.heartbeat.interval.ms": "500",
     "group.consumer.min.heartbeat.interval.ms": "500",
+    "group.consumer.max.size": "2",  # every scenario's group has at most 2 members
 }
 
 
@@ -66,6 +69,18 @@ def member_ids(b):
     check(r["error"] == INVALID_REQUEST, "v1 join without a member id: INVALID_REQUEST (%s)" % r["message"])
     r = heartbeat(b, "ids", "m-x", 0, topics=["t"], rebalance_timeout_ms=5000, owned={}, assignor="sticky")
     check(r["error"] == UNSUPPORTED_ASSIGNOR, "an assignor the broker lacks: UNSUPPORTED_ASSIGNOR")
+
+
+def max_size(b):
+    join(b, "full", "A", ["t"])
+    join(b, "full", "B", ["t"])
+    r = join(b, "full", "C", ["t"])
+    check(r["error"] == GROUP_MAX_SIZE_REACHED,
+          "a third member of a group at group.consumer.max.size=2: GROUP_MAX_SIZE_REACHED (%s)" % r["message"])
+    r = heartbeat(b, "full", "A", -1)
+    check(r["error"] == 0 and r["epoch"] == -1, "A leaves (epoch -1)")
+    r = join(b, "full", "C", ["t"])
+    check(r["error"] == 0 and r["epoch"] > 0, "then C joins at epoch %d" % r["epoch"])
 
 
 def revocation(b):
@@ -268,6 +283,7 @@ def main():
         b = broker.bootstrap
         create(b, "t")
         member_ids(b)
+        max_size(b)
         revocation(b)
         epochs(b)
         regexes(b)
