@@ -3,7 +3,8 @@
 // Appends JSON lines: {"ev":"assign"|"revoke","parts":[...]} with the partitions added to /
 // removed from this member's assignment (incremental), {"ev":"rec",...} per record (written,
 // then its offset committed: commit after processing; {"ev":"commit_failed",...} if that
-// fails), and {"ev":"closed"} after an orderly close (heartbeat with epoch -1) on SIGTERM.
+// fails), {"ev":"stale",...} per record skipped as a re-read (see `floor`), and
+// {"ev":"closed"} after an orderly close (heartbeat with epoch -1) on SIGTERM.
 // The library has no rebalance event in this protocol: it updates consumer.assignments and
 // then sends the heartbeat that acknowledges the change, so the assignment is diffed when a
 // heartbeat starts (i.e. before a revocation is acknowledged) and on a 100 ms poll.
@@ -22,6 +23,29 @@ const consumer = new Consumer({
   sessionTimeout: 10000, rebalanceTimeout: 10000, heartbeatInterval: 1000,
 });
 
+// The offset below which a record of a partition is a re-read, not the member's to process:
+// what it committed itself, and on (re)assignment the group's committed offset. The library
+// (1.35) puts every partition it holds back at the committed offset fetched when its
+// assignment changes, kept partitions too, and delivers records fetched before a revocation
+// after the partition comes back; a member whose processing lags its fetches would read
+// again what it or another member already processed and committed. Such records are logged
+// ({"ev":"stale"}) and skipped; one skipped wrongly would show as a record nobody consumed.
+const floor = new Map();
+const floorAsked = new Map();   // partition -> the pending OffsetFetch of its committed offset
+function raiseFloor(p, offset) {
+  if (offset > (floor.get(p) ?? -1)) floor.set(p, offset);
+}
+function askFloor(p) {
+  const asked = consumer.listCommittedOffsets({ topics: [{ topic, partitions: [p] }] })
+    .then((m) => {
+      const o = (m.get(topic) || [])[p];
+      if (held.has(p) && o !== undefined && o >= 0n) raiseFloor(p, Number(o));
+    })
+    .catch((e) => console.error(`committed offset of p${p}: ${errText(e)}`))
+    .finally(() => { if (floorAsked.get(p) === asked) floorAsked.delete(p); });
+  floorAsked.set(p, asked);
+}
+
 let held = new Set();
 function checkAssignment() {
   const mine = (consumer.assignments || []).find((a) => a.topic === topic);
@@ -29,6 +53,8 @@ function checkAssignment() {
   const removed = [...held].filter((p) => !now.has(p)).sort((a, b) => a - b);
   const added = [...now].filter((p) => !held.has(p)).sort((a, b) => a - b);
   held = now;
+  for (const p of removed) floor.delete(p);
+  for (const p of added) askFloor(p);
   if (removed.length) emit({ ev: 'revoke', parts: removed });
   if (added.length) emit({ ev: 'assign', parts: added });
 }
@@ -47,12 +73,18 @@ async function handle(message) {
   const p = message.partition;
   const o = Number(message.offset);
   checkAssignment();
+  if (floorAsked.has(p)) await floorAsked.get(p);
   // Records already buffered for a partition revoked since the fetch belong to the new owner.
   if (!held.has(p)) return;
+  if (o < (floor.get(p) ?? -1)) {
+    emit({ ev: 'stale', p, o });
+    return;
+  }
   emit({ ev: 'rec', p, o, v: message.value === undefined ? null : String(message.value) });
   for (let attempt = 1; ; attempt++) {
     try {
       await message.commit();
+      raiseFloor(p, o + 1);
       return;
     } catch (e) {
       // STALE_MEMBER_EPOCH: the commit raced a heartbeat that bumped our epoch (e.g. the one
