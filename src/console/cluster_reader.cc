@@ -267,6 +267,13 @@ Result<std::vector<GroupListing>, std::string> ClusterReader::groups(const Metad
 }
 
 Result<client::KafkaClient*, std::string> ClusterReader::coordinator(const std::string& group) {
+  if (auto it = coordinators_.find(group); it != coordinators_.end()) return it->second;
+  auto c = find_coordinator(group);
+  if (c) coordinators_[group] = *c;
+  return c;
+}
+
+Result<client::KafkaClient*, std::string> ClusterReader::find_coordinator(const std::string& group) {
   FindCoordinatorRequest request;
   request.key = group;
   request.key_type = 0;

@@ -100,7 +100,8 @@ class ClusterReader {
   Result<std::vector<GroupOffset>, std::string> group_offsets(const std::string& group);
 
   // The connection to the broker it was given, and one to a group's coordinator (for
-  // cluster_admin.h's writes).
+  // cluster_admin.h's writes). The coordinator is asked once per group and reader: a
+  // group page's describe and offset reads share the answer.
   client::KafkaClient& bootstrap() { return bootstrap_; }
   Result<client::KafkaClient*, std::string> coordinator(const std::string& group);
 
@@ -109,12 +110,14 @@ class ClusterReader {
   // A connection to broker `node` (as Metadata names it), made once per reader.
   Result<client::KafkaClient*, std::string> broker(const protocol::MetadataResponse& metadata, int32_t node);
   Result<client::KafkaClient*, std::string> at(const std::string& host, int32_t port);
+  Result<client::KafkaClient*, std::string> find_coordinator(const std::string& group);  // FindCoordinator
   Result<client::KafkaClient*, std::string> leader_of(const protocol::MetadataResponse& metadata,
                                                       const std::string& topic, int32_t partition);
 
   client::KafkaClient bootstrap_;
   std::map<std::pair<std::string, int32_t>, client::KafkaClient> by_address_;  // (host, port)
   std::map<std::pair<std::string, int32_t>, std::string> unreachable_;        // why not, once failed
+  std::map<std::string, client::KafkaClient*> coordinators_;                  // group -> in by_address_
 };
 
 }  // namespace strata::console

@@ -15,7 +15,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "compat"))
-from group_scenario import Worker, consumed, produce, wait_for  # noqa: E402
+from group_scenario import Worker, consumed, produce, readers, refused_commits, show, wait_for  # noqa: E402
 from harness import Cluster, coordinator_of  # noqa: E402
 from kip848_wire import describe_group  # noqa: E402
 from strata_broker import check  # noqa: E402
@@ -67,18 +67,12 @@ def main():
                 w.proc.send_signal(signal.SIGTERM)
             for w in workers:
                 w.proc.wait(30)
-            seen = {}
-            for w in workers:
-                for (p, o, v) in w.records():
-                    seen.setdefault((p, o), []).append(w)
-            refused = {(e["p"], e["o"]) for w in workers for e in w.events() if e["ev"] == "commit_failed"}
-            twice = [k for k, ws in seen.items() if len(ws) > 1 and k not in refused]
+            refused = refused_commits(workers)
+            twice = [k for k, ws in readers(workers).items() if len(ws) > 1 and k not in refused]
             check(consumed(workers) == sent and not twice,
                   "all %d records consumed once (%d refused commits)" % (len(sent), len(refused)))
         except Exception:
-            for i, w in enumerate(workers):
-                print("---- member %d stderr ----\n%s" % (i, w.stderr()))
-                print("---- member %d events ----\n%s" % (i, [e for e in w.events() if e["ev"] != "rec"]))
+            show(workers, "member")
             raise
         finally:
             for w in workers:

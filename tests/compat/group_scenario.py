@@ -84,6 +84,27 @@ def consumed(workers):
     return {v for w in workers for (_, _, v) in w.records()}
 
 
+def readers(workers):
+    """(partition, offset) -> the workers that consumed it (one entry per reading)."""
+    seen = {}
+    for w in workers:
+        for (p, o, _) in w.records():
+            seen.setdefault((p, o), []).append(w)
+    return seen
+
+
+def refused_commits(workers):
+    """(partition, offset) of each record whose commit the broker refused."""
+    return {(e["p"], e["o"]) for w in workers for e in w.events() if e["ev"] == "commit_failed"}
+
+
+def show(workers, name="worker"):
+    """After a failed check: each worker's stderr and its events but the records."""
+    for i, w in enumerate(workers):
+        print("---- %s %d stderr ----\n%s" % (name, i, w.stderr()))
+        print("---- %s %d events (no records) ----\n%s" % (name, i, [e for e in w.events() if e["ev"] != "rec"]))
+
+
 def run(bootstrap, spawn, label):
     """`spawn(group, topic, events_path)` starts one member and returns its Worker."""
     topic, group = "orders-" + label, "group-" + label
@@ -129,16 +150,12 @@ def run(bootstrap, spawn, label):
 
         stayed.proc.send_signal(signal.SIGTERM)
         stayed.proc.wait(30)
-        all_recs = [(w, r) for w in workers for r in w.records()]
-        seen = {}
-        for w, (p, o, v) in all_recs:
-            seen.setdefault((p, o), []).append(w)
-        dups = {k: ws for k, ws in seen.items() if len(ws) > 1}
+        dups = {k: ws for k, ws in readers(workers).items() if len(ws) > 1}
         check(consumed(workers) == sent, "%s: all %d records consumed, none skipped" % (label, len(sent)))
         # A record may come twice only if its first reader never committed it: the killed
         # member's last one per partition, or one whose commit the broker refused because
         # it raced a rebalance (which Kafka refuses too).
-        refused = {(e["p"], e["o"]) for w in workers for e in w.events() if e["ev"] == "commit_failed"}
+        refused = refused_commits(workers)
         bad = [k for k, ws in dups.items() if killed not in ws and k not in refused]
         check(not bad, "%s: no record consumed twice except uncommitted ones (%d redelivered: "
                        "%d refused commits, the rest the killed member's; unexplained: %s)"
@@ -147,8 +164,7 @@ def run(bootstrap, spawn, label):
         check(len(killed_dups) <= len(killed_parts),
               "%s: at most one redelivery per partition of the killed member" % label)
     except Exception:
-        for i, w in enumerate(workers):
-            print("---- worker %d stderr ----\n%s" % (i, w.stderr()))
+        show(workers)
         raise
     finally:
         for w in workers:

@@ -21,7 +21,7 @@ import tempfile
 import time
 
 import group_scenario
-from group_scenario import Worker, consumed, create_topic, produce, wait_for
+from group_scenario import Worker, consumed, create_topic, produce, readers, refused_commits, show, wait_for
 from kip848_wire import describe_group
 from strata_broker import StrataBroker, check
 
@@ -113,12 +113,8 @@ def run(bootstrap, client):
         for w in (last, newcomer):
             w.proc.wait(30)
         check(consumed(workers) == sent, "%s: all %d records consumed, none skipped" % (client, len(sent)))
-        seen = {}
-        for w in workers:
-            for (p, o, v) in w.records():
-                seen.setdefault((p, o), []).append(w)
-        dups = {k: ws for k, ws in seen.items() if len(ws) > 1}
-        refused = {(e["p"], e["o"]) for w in workers for e in w.events() if e["ev"] == "commit_failed"}
+        dups = {k: ws for k, ws in readers(workers).items() if len(ws) > 1}
+        refused = refused_commits(workers)
         bad = [(k, [workers.index(w) for w in ws]) for k, ws in dups.items() if killed not in ws and k not in refused]
         stale = sum(1 for w in workers for e in w.events() if e["ev"] == "stale")
         check(not bad, "%s: no record consumed twice except the killed member's uncommitted ones "
@@ -128,10 +124,7 @@ def run(bootstrap, client):
         check(len(killed_dups) <= len(killed_parts),
               "%s: at most one redelivery per partition of the killed member (%d)" % (client, len(killed_dups)))
     except Exception:
-        for i, w in enumerate(workers):
-            print("---- worker %d stderr ----\n%s" % (i, w.stderr()))
-            print("---- worker %d events (no records) ----\n%s" %
-                  (i, [e for e in w.events() if e["ev"] != "rec"]))
+        show(workers)
         raise
     finally:
         for w in workers:

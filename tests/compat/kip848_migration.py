@@ -24,7 +24,7 @@ import time
 
 from confluent_kafka import Consumer, TopicPartition
 
-from group_scenario import Worker, consumed, create_topic, produce, wait_for
+from group_scenario import Worker, consumed, create_topic, produce, readers, refused_commits, show, wait_for
 from kip848_wire import describe_group
 from strata_broker import StrataBroker, check
 
@@ -102,20 +102,14 @@ def run(bootstrap, assignor):
         for w in consumers:
             w.proc.wait(30)
         check(consumed(everyone) == sent, "%s: all %d records consumed, none skipped" % (label, len(sent)))
-        seen = {}
-        for w in everyone:
-            for (p, o, v) in w.records():
-                seen.setdefault((p, o), []).append(w)
-        refused = {(e["p"], e["o"]) for w in everyone for e in w.events() if e["ev"] == "commit_failed"}
-        twice = [k for k, ws in seen.items() if len(ws) > 1 and k not in refused]
+        refused = refused_commits(everyone)
+        twice = [k for k, ws in readers(everyone).items() if len(ws) > 1 and k not in refused]
         check(not twice, "%s: no record consumed twice but where a commit was refused (%d refused; unexplained %s)"
               % (label, len(refused), twice[:10]))
         ends = committed_vs_end(bootstrap, group, topic)
         check(all(c == e for c, e in ends), "%s: the committed offsets reached the log end: %s" % (label, ends))
     except Exception:
-        for i, w in enumerate(everyone):
-            print("---- member %d stderr ----\n%s" % (i, w.stderr()))
-            print("---- member %d events (no records) ----\n%s" % (i, [e for e in w.events() if e["ev"] != "rec"]))
+        show(everyone, "member")
         raise
     finally:
         for w in everyone:
@@ -159,9 +153,7 @@ def downgrade(bootstrap):
             w.proc.wait(30)
         check(consumed(everyone) == sent, "%s: all %d records consumed, none skipped" % (label, len(sent)))
     except Exception:
-        for i, w in enumerate(everyone):
-            print("---- member %d stderr ----\n%s" % (i, w.stderr()))
-            print("---- member %d events (no records) ----\n%s" % (i, [e for e in w.events() if e["ev"] != "rec"]))
+        show(everyone, "member")
         raise
     finally:
         for w in everyone:

@@ -13,6 +13,9 @@ process.on('SIGTERM', () => shutdown());   // first: loading the library takes ~
 const { Consumer, stringDeserializers } = require('@platformatic/kafka');
 
 const [bootstrap, group, topic, eventsPath] = process.argv.slice(2);
+// STRATA_RECORD_PAUSE_MS: a pause after each record, so processing lags fetching (by hand:
+// 15 ms makes the client's rewinds below `floor` happen in every kip848_clients run).
+const pauseMs = Number(process.env.STRATA_RECORD_PAUSE_MS || 0);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const emit = (e) => fs.appendFileSync(eventsPath, JSON.stringify({ ...e, t: Date.now() / 1000 }) + '\n');
 const consumer = new Consumer({
@@ -81,6 +84,7 @@ async function handle(message) {
     return;
   }
   emit({ ev: 'rec', p, o, v: message.value === undefined ? null : String(message.value) });
+  if (pauseMs > 0) await sleep(pauseMs);
   for (let attempt = 1; ; attempt++) {
     try {
       await message.commit();
