@@ -169,6 +169,12 @@ class Broker : public net::RequestHandler {
   Replication& replication() { return *replication_; }
   // The leader epoch this leader stamps on `tp`'s batches (its metadata's; 0 alone).
   LeaderEpoch leader_epoch_of(const storage::TopicPartition& tp) const;
+  // Whether the newest metadata has this broker leading `tp` at `leader_epoch`. Asked on
+  // the owner shard right before an append as leader, so the check and the append are
+  // one step of the shard: a broker that became the partition's follower since the
+  // request read its snapshot (its fetcher appends on the same shard, checking the
+  // reverse) never writes as leader into what is now a follower's log.
+  bool leads(const storage::TopicPartition& tp, int32_t leader_epoch) const;
   // After an append as leader, on the owner shard: a replicated partition's high
   // watermark follows (an ISR of one) and fetches waiting on it wake.
   void after_leader_append(const storage::TopicPartition& tp, storage::Log& log);

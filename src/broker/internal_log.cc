@@ -35,7 +35,9 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   if (batch->size() > size_t(log->config().max_message_bytes)) {
     return answer(KafkaError::kRecordListTooLarge);
   }
-  auto appended = log->append(MutableBytes(*batch), broker.leader_epoch_of(tp), now,
+  // Stamped with the epoch of the snapshot checked above (a second read could be newer).
+  const LeaderEpoch epoch = meta != nullptr ? LeaderEpoch(std::max(meta->leader_epoch, 0)) : broker.leader_epoch_of(tp);
+  auto appended = log->append(MutableBytes(*batch), epoch, now,
                               storage::AppendOrigin::kCoordinator);
   if (!appended) {
     spdlog::error("append to {}-{} failed: {}", tp.topic, tp.partition.value(),

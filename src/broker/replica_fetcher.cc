@@ -128,7 +128,9 @@ struct ReplicaFetchers::Fetcher {
   bool round(client::KafkaClient& c, const std::vector<Part>& snapshot);
   // Applies one partition's answer on its owner shard; a future when its append is being
   // made durable (strata.replica.fsync), which the round waits for before fetching on.
-  std::optional<std::future<void>> apply(const Part& part, protocol::FetchResponse::PartitionData& data,
+  // `refused` is set when the answer could not be applied (the round then backs off
+  // rather than asking again at once).
+  std::optional<std::future<void>> apply(const Part& part, protocol::FetchResponse::PartitionData& data, bool& refused,
                                          int64_t fetched_from);
 };
 
@@ -277,7 +279,9 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
         continue;
       }
       if (part->throttled && limited && data.records.data) throttle->spend(data.records.data->size());
-      if (auto synced = apply(*part, data, locals[at].log_end)) syncs.push_back(std::move(*synced));
+      bool refused = false;
+      if (auto synced = apply(*part, data, refused, locals[at].log_end)) syncs.push_back(std::move(*synced));
+      retry_later = retry_later || refused;
     }
   }
   for (auto& f : syncs) f.wait();
@@ -289,14 +293,25 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
 // On the partition's owner shard: the answer for one partition.
 std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& part,
                                                                  protocol::FetchResponse::PartitionData& data,
-                                                                 int64_t fetched_from) {
+                                                                 bool& refused, int64_t fetched_from) {
   const bool fsync = broker.config().replica_fsync;
   auto done = std::make_shared<std::promise<void>>();
   auto synced = done->get_future();
   bool wait_sync = false;
-  run_on_shard(broker, broker.owner_shard(part.tp), [this, &part, &data, fetched_from, fsync, done, &wait_sync] {
+  run_on_shard(broker, broker.owner_shard(part.tp), [this, &part, &data, fetched_from, fsync, done, &wait_sync, &refused] {
     storage::Log* log = broker.owned_log(part.tp, part.topic_id);
     if (log == nullptr || log->log_end_offset().value() != fetched_from) return true;  // changed meanwhile
+    // The newest metadata must still have this broker following `leader` at the epoch
+    // fetched for: an answer that arrives after this broker became the leader (or began
+    // following another) is dropped, never appended to a log that is now led here.
+    {
+      auto snapshot = broker.metadata();
+      const PartitionMeta* now_meta = snapshot->partition(part.tp.topic, part.tp.partition.value());
+      if (now_meta == nullptr || now_meta->leader != leader || now_meta->leader_epoch != part.leader_epoch) {
+        refused = true;
+        return true;
+      }
+    }
     static LogLimit problems("replica append failed");
     const int64_t now = now_ms();
     if (data.diverging_epoch && data.diverging_epoch->end_offset >= 0) {
@@ -357,7 +372,8 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
         start_at_first_batch(*log, batches, now);
         auto a = log->append_replicated(batches, now);
         if (!a) {
-          // Never appended: the next fetch asks for the same offset again.
+          // Never appended: the next fetch, after a pause, asks for the same offset again.
+          refused = true;
           problems.warn("replicated append to {}-{} from broker {}: {}", part.tp.topic, part.tp.partition.value(),
                         leader, a.error().message());
           return true;

@@ -18,6 +18,12 @@ LeaderEpoch Broker::leader_epoch_of(const storage::TopicPartition& tp) const {
   return LeaderEpoch(p == nullptr ? 0 : std::max(p->leader_epoch, 0));
 }
 
+bool Broker::leads(const storage::TopicPartition& tp, int32_t leader_epoch) const {
+  auto snapshot = metadata();
+  const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());
+  return p != nullptr && p->leader == config_.node_id && p->leader_epoch == leader_epoch;
+}
+
 void Broker::after_leader_append(const storage::TopicPartition& tp, storage::Log& log) {
   auto snapshot = metadata();
   const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());

@@ -125,6 +125,13 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks, 
     return;
   }
   const PartitionMeta& meta = job.ref.meta->partitions[size_t(job.ref.tp.partition.value())];
+  // The request's snapshot may be older than the shard's view: leadership lost (or
+  // moved away and back, a new epoch) since then is NOT_LEADER_OR_FOLLOWER, not an
+  // append into a follower's log stamped with a stale epoch.
+  if (!broker.leads(job.ref.tp, meta.leader_epoch)) {
+    job.out.error = kafka_error::kNotLeaderOrFollower;
+    return;
+  }
   const bool replicated = Replication::replicated(meta);
   if (acks == -1 && Replication::below_min_isr(meta, *log)) {
     job.out.error = kafka_error::kNotEnoughReplicas;
