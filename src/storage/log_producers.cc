@@ -50,6 +50,13 @@ Result<AppendResult, StorageError> Log::producer_outcome(const ProducerCheck& ch
     return fail(storage_error(StorageErrc::kInvalidTxnState,
                               who + ": non-transactional batch inside its open transaction"));
   }
+  if (check.reused) {
+    return fail(storage_error(StorageErrc::kOutOfOrderSequence,
+                              who + ": sequences " + std::to_string(batch.first_sequence.value()) + "-" +
+                                  std::to_string(batch.last_sequence.value()) + " are those of the batch at " +
+                                  std::to_string(check.reused->first_offset().value()) +
+                                  ", of a transaction that has ended (reused, not retried)"));
+  }
   const int32_t last = entry ? entry->last_sequence().value() : -1;
   return fail(storage_error(StorageErrc::kOutOfOrderSequence,
                             who + ": sequence " + std::to_string(batch.first_sequence.value()) +

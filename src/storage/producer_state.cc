@@ -139,6 +139,19 @@ ProducerCheck ProducerState::check(const IdempotentBatch& batch, const ProducerE
   const bool client = origin == AppendOrigin::kClient;
   if (client && committed != nullptr) {
     if (const ProducerBatch* dup = committed->find_duplicate(batch)) {
+      // A transactional batch matching a batch of a transaction that has ended is no
+      // retry: a producer ends a transaction only once every batch of it is answered.
+      // It is a producer reusing sequences, as librdkafka does when an abort purges
+      // batches it had sent once but counts as not written (an error it takes for "not
+      // persisted"). Kafka answers it as a duplicate, and the new transaction commits
+      // without its records; Strata refuses it as out of order, so the producer fails
+      // the transaction instead (issue 16, faults.txn seed 556573946).
+      const Offset open = committed->current_txn_first_offset;
+      if (batch.transactional && (open.value() < 0 || dup->first_offset() < open)) {
+        c.error = ProducerErrc::kOutOfOrderSequence;
+        c.reused = *dup;
+        return c;
+      }
       c.duplicate = *dup;
       return c;
     }

@@ -127,6 +127,9 @@ struct ProducerCheck {
   // Set when the batch is a retry of this already-written batch: the caller answers
   // success with its offsets and writes nothing.
   std::optional<ProducerBatch> duplicate;
+  // Set with kOutOfOrderSequence when the batch's sequences are those of this batch of a
+  // transaction that has ended: a producer reusing sequences, not retrying (see check()).
+  std::optional<ProducerBatch> reused;
 };
 
 // Kafka's checkProducerEpoch + checkSequence for a client's data batch.

@@ -95,5 +95,32 @@ TEST(ProducerTxn, StagedTransactionCommitsIntoTheOngoingSet) {
   EXPECT_EQ(s.first_unstable_offset(), Offset(4));
 }
 
+// faults.txn seed 556573946: librdkafka aborted a transaction whose batch it had sent
+// (and the partition kept), counted the batch as not written, and sent the same
+// sequences at the same epoch in a later transaction. A duplicate in Kafka's rules, and
+// the later transaction committed without its records; refused as out of order here.
+TEST(ProducerTxn, SequencesOfAnEndedTransactionReusedAreOutOfOrderNotADuplicate) {
+  ProducerState s;
+  s.update(data(kA, 0, true), Offset(10));
+  // Within the open transaction, a retry is a duplicate with its offsets.
+  ProducerCheck retry = s.check(data(kA, 0, true));
+  ASSERT_TRUE(retry.duplicate.has_value());
+  EXPECT_EQ(retry.duplicate->last_offset, Offset(10));
+  ASSERT_TRUE(s.end_txn(marker(kA, false), Offset(11)).has_value());
+  // After the marker (no transaction open): reused.
+  ProducerCheck reused = s.check(data(kA, 0, true));
+  EXPECT_FALSE(reused.duplicate.has_value());
+  EXPECT_EQ(reused.error, ProducerErrc::kOutOfOrderSequence);
+  ASSERT_TRUE(reused.reused.has_value());
+  EXPECT_EQ(reused.reused->last_offset, Offset(10));
+  // In a newer transaction that is open: still a batch of the ended one.
+  s.update(data(kA, 1, true), Offset(12));
+  EXPECT_EQ(s.check(data(kA, 0, true)).error, ProducerErrc::kOutOfOrderSequence);
+  EXPECT_TRUE(s.check(data(kA, 1, true)).duplicate.has_value());  // the open one's retry
+  // An idempotent (non-transactional) producer's retries stay duplicates.
+  s.update(data(kB, 0, false), Offset(13));
+  EXPECT_TRUE(s.check(data(kB, 0, false)).duplicate.has_value());
+}
+
 }  // namespace
 }  // namespace strata::storage

@@ -194,15 +194,20 @@ TEST(LogTxn, CoordinatorOriginSkipsDuplicateAndSequenceChecks) {
   auto outside = log->append(plain, LeaderEpoch(0), kTxnNow, AppendOrigin::kCoordinator);
   ASSERT_FALSE(outside.ok());
   EXPECT_EQ(outside.error().code, StorageErrc::kInvalidTxnState);
-  TxnWriter w(*log);
-  w.set_epoch(kA, 2);
-  EXPECT_EQ(w.end(kA, true), 2);
-  EXPECT_EQ(log->first_unstable_offset(), std::nullopt);
-  // The same retry from a client is a duplicate.
+  // The same batch from a client, its transaction open: a retry, a duplicate.
   std::vector<uint8_t> retry = testing::producer_batch(kA, 2, 0, true);
   auto dup = log->append(retry, LeaderEpoch(0), kTxnNow);
   ASSERT_TRUE(dup.ok());
   EXPECT_TRUE(dup->duplicate);
+  TxnWriter w(*log);
+  w.set_epoch(kA, 2);
+  EXPECT_EQ(w.end(kA, true), 2);
+  EXPECT_EQ(log->first_unstable_offset(), std::nullopt);
+  // Once the transaction has ended, no retry: sequences reused (ProducerState::check).
+  auto reused = log->append(retry, LeaderEpoch(0), kTxnNow);
+  ASSERT_FALSE(reused.ok());
+  EXPECT_EQ(reused.error().code, StorageErrc::kOutOfOrderSequence);
+  EXPECT_NE(reused.error().message().find("reused, not retried"), std::string::npos) << reused.error().message();
 }
 
 TEST(LogTxn, MarkerUnderLogAppendTime) {
