@@ -4,6 +4,10 @@ transaction.state.log.replication.factor, 3; transaction.state.log.min.isr, 2).
 
 - both internal topics have 3 replicas per partition; __transaction_state's
   min.insync.replicas is 2;
+- OffsetFetch v1 (no field for a request-wide error) asked of a broker that does not
+  coordinate the group: NOT_COORDINATOR on each partition asked for, as Kafka answers,
+  not an empty list a client would take for "nothing committed"; asked of the
+  coordinator: the committed offsets;
 - a consumer group commits offsets, then the broker coordinating it is killed (-9):
   FindCoordinator names the new leader of the group's partition, which loaded the
   replicated offsets, and a new member resumes exactly at the committed offsets;
@@ -15,12 +19,13 @@ transaction.state.log.replication.factor, 3; transaction.state.log.min.isr, 2).
     coordinators.py STRATA_BINARY
 """
 import os
+import struct
 import sys
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import SESSION_MS, Cluster, coordinator_of  # noqa: E402
+from harness import SESSION_MS, Cluster, call, coordinator_of, string  # noqa: E402
 from replicas import all_in_sync, partitions  # noqa: E402
 from strata_broker import check  # noqa: E402
 
@@ -36,6 +41,23 @@ GROUP_KEY, TXN_KEY = 0, 1
 def internal_replicas(admin, topic):
     """{partition: (replica count, isr count)} of an internal topic."""
     return {p: (len(r), len(i)) for p, (_, r, i) in partitions(admin, topic).items()}
+
+
+def offset_fetch_v1(bootstrap, group, topic, count):
+    """OffsetFetch v1 of partitions 0..count-1 asked of one broker: {partition: (offset,
+    error)} as answered (v1 has no request-wide error)."""
+    body = string(group) + struct.pack(">i", 1) + string(topic) + struct.pack(">i", count)
+    body += b"".join(struct.pack(">i", q) for q in range(count))
+    r = call(bootstrap, 9, 1, body)
+    out = {}
+    for _ in range(r.int32()):
+        r.string()
+        for _ in range(r.int32()):
+            q = r.int32()
+            offset = r.take(">q")
+            r.string()
+            out[q] = (offset, r.take(">h"))
+    return out
 
 
 def read(bootstrap, topic, group, expect, isolation="read_committed", timeout=60, stop=False):
@@ -96,6 +118,14 @@ with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "3000"}) a
     check(len(offsets_rf) == 50 and set(offsets_rf.values()) == {(3, 3)},
           "__consumer_offsets: 50 partitions of 3 replicas, all in sync (%s)" % sorted(set(offsets_rf.values())))
     old = coordinator_of(c, "moving", GROUP_KEY)
+    other = next(b for b in c.brokers if b.node_id != old)
+    answered = offset_fetch_v1(other.bootstrap, "moving", "work", PARTITIONS)
+    check(answered == {q: (-1, 16) for q in range(PARTITIONS)},
+          "OffsetFetch v1 asked of broker %d (broker %d coordinates): NOT_COORDINATOR on each partition: %s"
+          % (other.node_id, old, answered))
+    answered = offset_fetch_v1(c.broker(old).bootstrap, "moving", "work", PARTITIONS)
+    check(answered == {q: (o, 0) for q, o in committed.items()},
+          "OffsetFetch v1 asked of the coordinator: the committed offsets: %s" % answered)
     c.broker(old).kill()
     started = time.time()
     new = coordinator_of(c, "moving", GROUP_KEY, avoid=old, timeout=SESSION_MS / 1000 + 30)

@@ -127,6 +127,28 @@ void authorize_topics(Broker& broker, const RequestContext& ctx, bool named,
   topics = std::move(kept);
 }
 
+// A whole-request error. v0 and v1 have no field for it: as Kafka's getErrorResponse,
+// every partition asked for carries it (a client of those versions otherwise sees no
+// partitions and no error, and takes the group for one without offsets).
+void fail_request(const OffsetFetchRequest& request, int16_t version, int16_t error, OffsetFetchResponse& r) {
+  r.error_code = error;
+  if (version >= 2 || !request.topics) return;
+  for (const auto& t : *request.topics) {
+    OffsetFetchResponse::Topic rt;
+    rt.name = t.name;
+    for (int32_t index : t.partition_indexes) {
+      OffsetFetchResponse::Partition p;
+      p.partition_index = index;
+      p.committed_offset = -1;
+      p.committed_leader_epoch = -1;
+      p.metadata = "";
+      p.error_code = error;
+      rt.partitions.push_back(std::move(p));
+    }
+    r.topics.push_back(std::move(rt));
+  }
+}
+
 }  // namespace
 
 asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, RequestContext& ctx,
@@ -162,16 +184,17 @@ asio::awaitable<OffsetFetchResponse> handle_offset_fetch(Broker& broker, Request
     }
     co_return r;
   }
+  const int16_t version = ctx.header.api_version;
   if (!authorized(broker, ctx, AclOperation::kDescribe, ResourceType::kGroup, request.group_id)) {
-    r.error_code = kafka_error::kGroupAuthorizationFailed;
+    fail_request(request, version, kafka_error::kGroupAuthorizationFailed, r);
     co_return r;
   }
   if (!coordinator) {
-    r.error_code = kafka_error::kCoordinatorNotAvailable;
+    fail_request(request, version, kafka_error::kCoordinatorNotAvailable, r);
     co_return r;
   }
   if (const KafkaError here = coordinator_error(broker, ctx, request.group_id); here != KafkaError::kNone) {
-    r.error_code = code_of(here);
+    fail_request(request, version, code_of(here), r);
     co_return r;
   }
   r.topics = co_await fetch_group(broker, request.group_id, wanted_of(request.topics),
