@@ -23,11 +23,14 @@ class Report:
         self.anomalies = {name: [] for name in ANOMALIES}
         self.counts = collections.Counter()
         self.liveness = {}
+        self.values = {name: [] for name in ANOMALIES}  # the first examples' values, for explain()
 
-    def add(self, name, example):
+    def add(self, name, example, value=None):
         self.counts[name] += 1
         if len(self.anomalies[name]) < EXAMPLES:
             self.anomalies[name].append(example)
+            if value is not None:
+                self.values[name].append(value)
 
     def ok(self):
         return not self.counts
@@ -97,7 +100,8 @@ def check_writes(ops, report, final, txns):
         iso = "read_committed" if txn is not None or "read_uncommitted" not in seen else "read_uncommitted"
         if iso in seen and op["value"] not in seen[iso]:
             report.add("lost", "%s (op %d, acknowledged at %s-%s)" % (op["value"], op["op"],
-                                                                      op.get("partition"), op.get("offset")))
+                                                                      op.get("partition"), op.get("offset")),
+                       op["value"])
 
 
 def check_offsets(ops, report):
@@ -115,7 +119,8 @@ def check_offsets(ops, report):
             if value_at.setdefault(key, v) != v:
                 report.add("inconsistent-offset", "%s-%s holds %s and %s (%s)" % (p, off, value_at[key], v, where))
             if place_of.setdefault(v, key) != key:
-                report.add("duplicate", "%s at %s-%s and %s-%s (%s)" % (v, place_of[v][0], place_of[v][1], p, off, where))
+                report.add("duplicate", "%s at %s-%s and %s-%s (%s)" % (v, place_of[v][0], place_of[v][1], p, off, where),
+                           v)
 
 
 def check_isolation(ops, report, final, txns):
@@ -223,6 +228,38 @@ def check(ops):
     return report
 
 
+def explain(ops, report, per_anomaly=2):
+    """Lines telling the story of the first values of each anomaly that has them: every
+    operation that sent or read the value (who, when, outcome, where, the client's error)
+    and the faults in force meanwhile. A failing run in CI shows only its last lines, so
+    run.py prints these last."""
+    faults = [op for op in ops if op["f"] == "fault"]
+    lines = []
+    for name in ANOMALIES:
+        for v in list(dict.fromkeys(report.values[name]))[:per_anomaly]:
+            lines.append("%s %s:" % (name, v))
+            times = []
+            for op in ops:
+                if op["f"] == "send" and op.get("value") == v:
+                    lines.append("  %8.3f-%8.3f send by %s: %s%s%s" % (
+                        op["start"], op["end"], op["process"], op["outcome"],
+                        " at %s-%s" % (op.get("partition"), op.get("offset")) if "offset" in op else "",
+                        " (%s)" % op["error"] if op.get("error") else ""))
+                    times += [op["start"], op["end"]]
+                elif op["f"] in ("poll", "final") and op["outcome"] == "ok":
+                    at = ["%s-%s" % (p, off) for p, off, value in op["records"] if value == v]
+                    if at:
+                        lines.append("  %8.3f-%8.3f %s by %s: at %s" % (op["start"], op["end"], op["f"],
+                                                                      op["process"], ", ".join(at)))
+                        times.append(op["end"])
+            if times:
+                lo, hi = min(times), max(times)
+                near = ["%s %.2f-%.2f" % (f["fault"], f["start"], f["end"]) for f in faults
+                        if f["start"] <= hi and f["end"] >= lo - 10]
+                lines.append("  faults around: %s" % ("; ".join(near) or "none"))
+    return lines
+
+
 def per_fault(ops):
     """For each fault: acknowledged writes per second before the first fault (baseline),
     during it and in the 10 s after its heal, the p99 send latency during and after, and
@@ -309,6 +346,8 @@ def main(argv):
         return 2
     report = check(ops)
     print(report.table())
+    if not report.ok():
+        print("\n".join(explain(ops, report)))
     if "--plot" in argv:
         plot(ops, argv[argv.index("--plot") + 1])
     return 0 if report.ok() else 1

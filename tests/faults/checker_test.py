@@ -120,6 +120,11 @@ def main():
             failures.append("planted %s: found %s (%s)" % (name, sorted(found), report.anomalies))
         else:
             print("ok   planted %s is found alone: %s" % (name, report.anomalies[name][0]))
+    # The story of a planted duplicate: its send and both places it was read at.
+    story = checker.explain(planted("duplicate"), checker.check(planted("duplicate")))
+    if not (story and story[0] == "duplicate v4:" and any("send by" in line for line in story)
+            and any("1-100" in line for line in story) and story[-1].startswith("  faults around: kill-leader")):
+        failures.append("explain of a duplicate: %s" % story)
     # The command: exit 1 with a table and a plot, exit 0 on the clean history.
     with tempfile.TemporaryDirectory() as d:
         for ops, want in ((clean(), 0), (planted("lost"), 1)):

@@ -259,6 +259,8 @@ def main(argv):
         problems.append("%d writes acknowledged, %d after the last heal" % (acked, after))
     if args.workload == "txn" and not any(op["f"] == "drained" for op in history.ops):
         problems.append("the processor did not drain its input")
+    if not report.ok():  # last, as CI shows a failing test's last lines
+        print("\n".join(checker.explain(history.ops, report)))
     for p in problems:
         print("FAIL %s (seed %d)" % (p, args.seed))
     print("%d ops, %d acknowledged writes, seed %d: %s" % (len(history.ops), acked, args.seed,
