@@ -130,8 +130,9 @@ struct ReplicaFetchers::Fetcher {
   // made durable (strata.replica.fsync), which the round waits for before fetching on.
   // `refused` is set when the answer could not be applied (the round then backs off
   // rather than asking again at once).
-  std::optional<std::future<void>> apply(const Part& part, protocol::FetchResponse::PartitionData& data, bool& refused,
-                                         int64_t fetched_from);
+  std::optional<std::future<void>> apply(const Part& part,
+                                         protocol::FetchResponse::PartitionData& data,
+                                         bool& refused, int64_t fetched_from);
 };
 
 std::optional<client::KafkaClient> ReplicaFetchers::Fetcher::connect() {
@@ -280,7 +281,8 @@ bool ReplicaFetchers::Fetcher::round(client::KafkaClient& c, const std::vector<P
       }
       if (part->throttled && limited && data.records.data) throttle->spend(data.records.data->size());
       bool refused = false;
-      if (auto synced = apply(*part, data, refused, locals[at].log_end)) syncs.push_back(std::move(*synced));
+      auto synced = apply(*part, data, refused, locals[at].log_end);
+      if (synced) syncs.push_back(std::move(*synced));
       retry_later = retry_later || refused;
     }
   }
@@ -298,7 +300,8 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
   auto done = std::make_shared<std::promise<void>>();
   auto synced = done->get_future();
   bool wait_sync = false;
-  run_on_shard(broker, broker.owner_shard(part.tp), [this, &part, &data, fetched_from, fsync, done, &wait_sync, &refused] {
+  run_on_shard(broker, broker.owner_shard(part.tp), [this, &part, &data, fetched_from, fsync, done,
+                                                     &wait_sync, &refused] {
     storage::Log* log = broker.owned_log(part.tp, part.topic_id);
     if (log == nullptr || log->log_end_offset().value() != fetched_from) return true;  // changed meanwhile
     // The newest metadata must still have this broker following `leader` at the epoch
@@ -307,7 +310,8 @@ std::optional<std::future<void>> ReplicaFetchers::Fetcher::apply(const Part& par
     {
       auto snapshot = broker.metadata();
       const PartitionMeta* now_meta = snapshot->partition(part.tp.topic, part.tp.partition.value());
-      if (now_meta == nullptr || now_meta->leader != leader || now_meta->leader_epoch != part.leader_epoch) {
+      if (now_meta == nullptr || now_meta->leader != leader ||
+          now_meta->leader_epoch != part.leader_epoch) {
         refused = true;
         return true;
       }

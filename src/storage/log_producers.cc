@@ -51,10 +51,11 @@ Result<AppendResult, StorageError> Log::producer_outcome(const ProducerCheck& ch
                               who + ": non-transactional batch inside its open transaction"));
   }
   if (check.reused) {
+    const std::string seqs = std::to_string(batch.first_sequence.value()) + "-" +
+                             std::to_string(batch.last_sequence.value());
+    const std::string at = std::to_string(check.reused->first_offset().value());
     return fail(storage_error(StorageErrc::kOutOfOrderSequence,
-                              who + ": sequences " + std::to_string(batch.first_sequence.value()) + "-" +
-                                  std::to_string(batch.last_sequence.value()) + " are those of the batch at " +
-                                  std::to_string(check.reused->first_offset().value()) +
+                              who + ": sequences " + seqs + " are those of the batch at " + at +
                                   ", of a transaction that has ended (reused, not retried)"));
   }
   const int32_t last = entry ? entry->last_sequence().value() : -1;

@@ -207,7 +207,8 @@ TEST(LogTxn, CoordinatorOriginSkipsDuplicateAndSequenceChecks) {
   auto reused = log->append(retry, LeaderEpoch(0), kTxnNow);
   ASSERT_FALSE(reused.ok());
   EXPECT_EQ(reused.error().code, StorageErrc::kOutOfOrderSequence);
-  EXPECT_NE(reused.error().message().find("reused, not retried"), std::string::npos) << reused.error().message();
+  EXPECT_NE(reused.error().message().find("reused, not retried"), std::string::npos)
+      << reused.error().message();
 }
 
 TEST(LogTxn, MarkerUnderLogAppendTime) {

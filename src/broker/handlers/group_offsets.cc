@@ -130,7 +130,8 @@ void authorize_topics(Broker& broker, const RequestContext& ctx, bool named,
 // A whole-request error. v0 and v1 have no field for it: as Kafka's getErrorResponse,
 // every partition asked for carries it (a client of those versions otherwise sees no
 // partitions and no error, and takes the group for one without offsets).
-void fail_request(const OffsetFetchRequest& request, int16_t version, int16_t error, OffsetFetchResponse& r) {
+void fail_request(const OffsetFetchRequest& request, int16_t version, int16_t error,
+                  OffsetFetchResponse& r) {
   r.error_code = error;
   if (version >= 2 || !request.topics) return;
   for (const auto& t : *request.topics) {
