@@ -167,8 +167,6 @@ class Broker : public net::RequestHandler {
   // The leader's side of replication (broker/replication.h); the followers' fetchers
   // run in a cluster only (broker/replica_fetcher.h).
   Replication& replication() { return *replication_; }
-  // The leader epoch this leader stamps on `tp`'s batches (its metadata's; 0 alone).
-  LeaderEpoch leader_epoch_of(const storage::TopicPartition& tp) const;
   // Whether the newest metadata has this broker leading `tp` at `leader_epoch`. Asked on
   // the owner shard right before an append as leader, so the check and the append are
   // one step of the shard: a broker that became the partition's follower since the

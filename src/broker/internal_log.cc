@@ -36,8 +36,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
     return answer(KafkaError::kRecordListTooLarge);
   }
   // Stamped with the epoch of the snapshot checked above (a second read could be newer).
-  const LeaderEpoch epoch =
-      meta != nullptr ? LeaderEpoch(std::max(meta->leader_epoch, 0)) : broker.leader_epoch_of(tp);
+  const LeaderEpoch epoch = stamped_epoch(meta);
   auto appended = log->append(MutableBytes(*batch), epoch, now,
                               storage::AppendOrigin::kCoordinator);
   if (!appended) {

@@ -14,6 +14,7 @@
 // belongs in PartitionMeta.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -82,6 +83,12 @@ struct PartitionMeta {
   std::vector<int32_t> removing_replicas;
   bool operator==(const PartitionMeta&) const = default;
 };
+
+// The leader epoch a leader stamps on what it appends: the partition's, never below 0
+// (0 for a partition without one, or not in the snapshot).
+inline LeaderEpoch stamped_epoch(const PartitionMeta* p) {
+  return LeaderEpoch(p == nullptr ? 0 : std::max(p->leader_epoch, 0));
+}
 
 struct TopicMeta {
   std::string name;

@@ -1,4 +1,4 @@
-// The broker as a replicated partition's leader: the epoch it stamps, the high
+// The broker as a replicated partition's leader: whether it still leads (at an epoch), the high
 // watermark after its own appends, and the ISR changes it writes to etcd
 // (broker/replication.h has the rules).
 #include <fmt/ranges.h>
@@ -11,12 +11,6 @@
 namespace strata::broker {
 
 int64_t Broker::broker_epoch() const { return cluster_ ? cluster_->broker_epoch() : -1; }
-
-LeaderEpoch Broker::leader_epoch_of(const storage::TopicPartition& tp) const {
-  auto snapshot = metadata();
-  const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());
-  return LeaderEpoch(p == nullptr ? 0 : std::max(p->leader_epoch, 0));
-}
 
 bool Broker::leads(const storage::TopicPartition& tp, int32_t leader_epoch) const {
   auto snapshot = metadata();

@@ -48,8 +48,7 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
   if (meta != nullptr && Replication::below_min_isr(*meta, *log)) return done(KafkaError::kNotEnoughReplicas);
   storage::TxnMarker marker{ProducerId(m.producer_id), ProducerEpoch(m.producer_epoch),
                             m.coordinator_epoch, m.commit};
-  const LeaderEpoch epoch =
-      meta != nullptr ? LeaderEpoch(std::max(meta->leader_epoch, 0)) : broker.leader_epoch_of(tp);
+  const LeaderEpoch epoch = stamped_epoch(meta);
   auto appended = log->append_marker(marker, epoch, now_ms());
   if (!appended) {
     spdlog::warn("marker for producer {} epoch {} on {}-{}: {}", m.producer_id, m.producer_epoch,

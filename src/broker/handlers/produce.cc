@@ -138,7 +138,7 @@ void append_on_owner(Broker& broker, Job& job, storage::Log* log, int16_t acks, 
     return;
   }
   if (replicated) log->track_high_watermark();  // before the append: it is not committed yet
-  auto result = log->append(job.batch, LeaderEpoch(std::max(meta.leader_epoch, 0)), now_ms());
+  auto result = log->append(job.batch, stamped_epoch(&meta), now_ms());
   if (!result) {
     spdlog::warn("append to {}-{} failed: {}", job.ref.tp.topic, job.ref.tp.partition.value(),
                  result.error().message());
