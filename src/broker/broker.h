@@ -159,6 +159,10 @@ class Broker : public net::RequestHandler {
       const std::map<std::string, std::string>& configs, bool validate_only,
       int16_t replication_factor = -1, const std::vector<std::vector<int32_t>>& assignment = {});
   bool in_cluster() const { return cluster_ != nullptr; }
+  // Whether this broker's view surely holds: alone, always; in a cluster, while its etcd
+  // session is surely alive (cluster::ClusterNode::session_current). Past that, another
+  // broker may lead what its view says it leads.
+  bool view_current() const;
   // In a controlled shutdown (stop()): produces are refused with NOT_LEADER_OR_FOLLOWER
   // while the leaderships move, so no request waits here when the new leader takes over.
   bool withdrawing() const { return withdrawing_.load(std::memory_order_relaxed); }

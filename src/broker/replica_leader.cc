@@ -12,6 +12,8 @@ namespace strata::broker {
 
 int64_t Broker::broker_epoch() const { return cluster_ ? cluster_->broker_epoch() : -1; }
 
+bool Broker::view_current() const { return cluster_ == nullptr || cluster_->session_current(); }
+
 bool Broker::leads(const storage::TopicPartition& tp, int32_t leader_epoch) const {
   auto snapshot = metadata();
   const PartitionMeta* p = snapshot->partition(tp.topic, tp.partition.value());

@@ -13,6 +13,13 @@ __consumer_offsets partition, the group commits 10 there. Broker 3, asked direct
 session may have expired does not act as a coordinator. The proxy comes back; broker 3
 registers again and answers NOT_COORDINATOR as a follower.
 
+The same cut, for a partition broker 3 led (issue 16's stale_leader_out_of_range, faults.txn
+seed 556573946 of 2026-12-07: a verifier's offset reset to 0): "led" on [3, 1] holds 5
+records when broker 3 is cut off; broker 1 leads it next and takes 5 more. Broker 3, its
+view still naming itself the leader, is asked (Fetch v4) for offset 8, past its own log
+end: NOT_LEADER_OR_FOLLOWER, which sends the client to look for the leader, not
+OFFSET_OUT_OF_RANGE, which made librdkafka reset its position to the earliest offset.
+
     stale_coordinator.py STRATA_BINARY
 """
 import os
@@ -30,6 +37,28 @@ from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 PROXY = os.path.join(os.path.dirname(__file__), "..", "faults", "delay_proxy.py")
 TOPIC = "fenced"
 NOT_COORDINATOR = 16
+LED = "led"
+
+
+def fetch_error(bootstrap, topic, offset):
+    """Fetch v4 (read_committed) of `topic`-0 at `offset` asked of one broker: its error."""
+    body = struct.pack(">iiiib", -1, 100, 1, 1 << 20, 1) + struct.pack(">i", 1) + string(topic)
+    body += struct.pack(">i", 1) + struct.pack(">iqi", 0, offset, 1 << 20)
+    r = call(bootstrap, 1, 4, body)
+    r.int32()  # throttle
+    r.int32()  # topics: one
+    r.string()
+    r.int32()  # partitions: one
+    r.int32()
+    return r.take(">h")
+
+
+def produce(bootstrap, topic, values):
+    from confluent_kafka import Producer
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
+    for v in values:
+        p.produce(topic, value=v.encode(), partition=0)
+    check(p.flush(30) == 0, "%d records to %s-0 acknowledged" % (len(values), topic))
 
 
 def start_proxy(listen_port, etcd):
@@ -78,8 +107,13 @@ def main():
         c.wait_for("three brokers", lambda brokers, *_: len(brokers) == 3)
         others = ",".join(b.bootstrap for b in c.brokers[:2])
         admin = AdminClient({"bootstrap.servers": others})
-        for f in admin.create_topics([NewTopic(TOPIC, 1, 1)]).values():
+        for f in admin.create_topics([NewTopic(TOPIC, 1, 1), NewTopic(LED, 1, replica_assignment=[[3, 1]])]).values():
             f.result()
+        deadline = time.time() + 30
+        while (c.partition_states(c.brokers[0].bootstrap, LED) or {}).get(0, (-1, [], []))[2] != [1, 3]:
+            check(time.time() < deadline, "%s-0 led by broker 3 with broker 1 in sync" % LED)
+            time.sleep(0.2)
+        produce(others, LED, ["a%d" % i for i in range(5)])
         group, deadline = None, time.time() + 30
         while group is None and time.time() < deadline:  # a group broker 3 coordinates
             for i in range(200):
@@ -110,6 +144,16 @@ def main():
             check(error == NOT_COORDINATOR, "broker 3, cut from etcd, answers NOT_COORDINATOR (got %d, offset %d)"
                   % (error, offset))
             time.sleep(0.2)
+        while (c.partition_states(c.brokers[0].bootstrap, LED) or {}).get(0, (-1,))[0] != 1:
+            check(time.time() < deadline + 30, "broker 1 leads %s-0" % LED)
+            time.sleep(0.2)
+        produce(others, LED, ["b%d" % i for i in range(5)])
+        check((c.partition_states(b3.bootstrap, LED) or {}).get(0, (-1,))[0] == 3,
+              "broker 3's own view still names itself the leader of %s-0" % LED)
+        error = fetch_error(b3.bootstrap, LED, 8)
+        check(error == 6, "broker 3, cut off, asked for offset 8 of %s-0 past its log end 5: NOT_LEADER_OR_FOLLOWER "
+              "(6), not OFFSET_OUT_OF_RANGE (1): %d" % (LED, error))
+        check(fetch_error(c.brokers[0].bootstrap, LED, 8) == 0, "broker 1, the leader, serves offset 8")
 
         proxy = start_proxy(proxy_port, c.etcd[0].endpoint)
         try:

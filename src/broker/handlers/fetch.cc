@@ -254,6 +254,13 @@ asio::awaitable<uint64_t> read_all(Broker& broker, const FetchRequest& request,
     }
     if (read.diverging) pd.diverging_epoch = FetchResponse::EpochEndOffset{read.diverging->first, read.diverging->second};
     pd.error_code = read.error;
+    // A consumer's offset out of this log's range while the view may be stale (cut from
+    // etcd, the leadership may have moved): the offset may well exist at the new leader,
+    // and OFFSET_OUT_OF_RANGE would make the client reset its position (auto.offset.reset:
+    // issue 16's stale_leader_out_of_range). It is told to look for the leader instead.
+    if (pd.error_code == kafka_error::kOffsetOutOfRange && !replica && !broker.view_current()) {
+      pd.error_code = kafka_error::kNotLeaderOrFollower;
+    }
     pd.high_watermark = read.error == kafka_error::kUnknownTopicOrPartition ? -1 : read.high_watermark;
     pd.last_stable_offset = read.last_stable_offset;
     if (pd.aborted_transactions) {
