@@ -28,7 +28,7 @@ KafkaError Broker::coordinator_status(CoordinatorKind kind, int32_t partition,
   // A broker whose etcd session may have expired may no longer lead the partition though
   // its view says so (cut from etcd, it hears of no change): its coordinator state may be
   // stale, so it answers as one that is not the coordinator until the session is renewed.
-  if (cluster_ != nullptr && !cluster_->session_current()) return KafkaError::kNotCoordinator;
+  if (!view_current()) return KafkaError::kNotCoordinator;
   const PartitionMeta* p = snapshot.partition(topic_of(kind), partition);
   if (p == nullptr) return KafkaError::kNotCoordinator;
   return loads->status(partition, config_.node_id, p->leader, p->leader_epoch);

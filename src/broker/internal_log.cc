@@ -8,6 +8,18 @@
 
 namespace strata::broker {
 
+LeaderCheck check_leading(const Broker& broker, const storage::TopicPartition& tp, const storage::Log& log) {
+  LeaderCheck c;
+  c.snapshot = broker.metadata();
+  c.meta = c.snapshot->partition(tp.topic, tp.partition.value());
+  if (broker.in_cluster() && (c.meta == nullptr || c.meta->leader != broker.config().node_id)) {
+    c.error = KafkaError::kNotLeaderOrFollower;
+  } else if (c.meta != nullptr && Replication::below_min_isr(*c.meta, log)) {
+    c.error = KafkaError::kNotEnoughReplicas;
+  }
+  return c;
+}
+
 void append_internal(Broker& broker, const storage::TopicPartition& tp,
                      const std::vector<InternalRecord>& records, const record::BatchOptions& options,
                      std::function<void(KafkaError)> done) {
@@ -15,14 +27,11 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   auto answer = [ex, done](KafkaError error) { asio::post(ex, [done, error] { done(error); }); };
   storage::Log* log = broker.logs().get(tp);
   if (log == nullptr) return answer(KafkaError::kUnknownTopicOrPartition);
-  // In a cluster only the partition's leader writes it: a coordinator that lost the
-  // leadership (its unload not yet run) must not append to what is now a follower.
-  const auto snapshot = broker.metadata();
-  const PartitionMeta* meta = snapshot->partition(tp.topic, tp.partition.value());
-  if (broker.in_cluster() && (meta == nullptr || meta->leader != broker.config().node_id)) {
-    return answer(KafkaError::kNotLeaderOrFollower);
-  }
-  if (meta != nullptr && Replication::below_min_isr(*meta, *log)) return answer(KafkaError::kNotEnoughReplicas);
+  // A coordinator that lost the leadership (its unload not yet run) must not append to
+  // what is now a follower's log.
+  const LeaderCheck leading = check_leading(broker, tp, *log);
+  if (leading.error != KafkaError::kNone) return answer(leading.error);
+  const PartitionMeta* meta = leading.meta;
   const int64_t now = now_ms();
   record::BatchBuilder builder(options);
   for (const InternalRecord& r : records) {
@@ -35,9 +44,7 @@ void append_internal(Broker& broker, const storage::TopicPartition& tp,
   if (batch->size() > size_t(log->config().max_message_bytes)) {
     return answer(KafkaError::kRecordListTooLarge);
   }
-  // Stamped with the epoch of the snapshot checked above (a second read could be newer).
-  const LeaderEpoch epoch = stamped_epoch(meta);
-  auto appended = log->append(MutableBytes(*batch), epoch, now,
+  auto appended = log->append(MutableBytes(*batch), stamped_epoch(meta), now,
                               storage::AppendOrigin::kCoordinator);
   if (!appended) {
     spdlog::error("append to {}-{} failed: {}", tp.topic, tp.partition.value(),

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,19 @@ struct InternalRecord {
   std::vector<uint8_t> key;
   std::optional<std::vector<uint8_t>> value;  // nullopt: a tombstone
 };
+
+// Before a coordinator's own append as the partition's leader (its records, transaction
+// markers), on the owner shard: the partition in the newest metadata (`meta` null when
+// the single node's snapshot lacks it) and the error to answer instead of appending:
+// NOT_LEADER_OR_FOLLOWER when, in a cluster, this broker does not lead it now (the
+// request's own snapshot may be long stale), NOT_ENOUGH_REPLICAS when its ISR is below
+// min.insync.replicas. Append with stamped_epoch(meta), the epoch of the snapshot checked.
+struct LeaderCheck {
+  std::shared_ptr<const MetadataSnapshot> snapshot;  // keeps `meta` alive
+  const PartitionMeta* meta = nullptr;
+  KafkaError error = KafkaError::kNone;
+};
+LeaderCheck check_leading(const Broker& broker, const storage::TopicPartition& tp, const storage::Log& log);
 
 // Appends `records` as one batch built with `options` (producer fields for a
 // transactional batch) and runs `done` on the partition's owner shard with 0 once

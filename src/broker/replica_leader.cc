@@ -1,6 +1,6 @@
-// The broker as a replicated partition's leader: whether it still leads (at an epoch), the high
-// watermark after its own appends, and the ISR changes it writes to etcd
-// (broker/replication.h has the rules).
+// The broker as a replicated partition's leader: whether it still leads (at an epoch),
+// the high watermark after its own appends, and the ISR changes it writes to etcd
+// (broker/replication.h has the rules); and whether its view surely holds.
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 

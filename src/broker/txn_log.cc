@@ -35,21 +35,16 @@ void write_partition_marker(Broker& broker, const storage::TopicPartition& tp,
                             const txn::MarkerRequest& m, std::function<void(KafkaError)> done) {
   storage::Log* log = broker.logs().get(tp);
   if (log == nullptr) return done(KafkaError::kUnknownTopicOrPartition);
-  // The newest metadata, read here on the owner shard: a WriteTxnMarkers request writes
-  // its partitions one after another, each waiting for its ISR, so the request's own
-  // snapshot may be long stale. A marker written by a broker that no longer leads the
-  // partition would sit in a follower's log under the new leader's epoch, a history
-  // the leader does not have (the follower then never catches up).
-  auto snapshot = broker.metadata();
-  const PartitionMeta* meta = snapshot->partition(tp.topic, tp.partition.value());
-  if (broker.in_cluster() && (meta == nullptr || meta->leader != broker.config().node_id)) {
-    return done(KafkaError::kNotLeaderOrFollower);
-  }
-  if (meta != nullptr && Replication::below_min_isr(*meta, *log)) return done(KafkaError::kNotEnoughReplicas);
+  // A WriteTxnMarkers request writes its partitions one after another, each waiting for
+  // its ISR, so its own snapshot may be long stale: a marker written by a broker that no
+  // longer leads the partition would sit in a follower's log under the new leader's
+  // epoch, a history the leader does not have (the follower then never catches up).
+  const LeaderCheck leading = check_leading(broker, tp, *log);
+  if (leading.error != KafkaError::kNone) return done(leading.error);
+  const PartitionMeta* meta = leading.meta;
   storage::TxnMarker marker{ProducerId(m.producer_id), ProducerEpoch(m.producer_epoch),
                             m.coordinator_epoch, m.commit};
-  const LeaderEpoch epoch = stamped_epoch(meta);
-  auto appended = log->append_marker(marker, epoch, now_ms());
+  auto appended = log->append_marker(marker, stamped_epoch(meta), now_ms());
   if (!appended) {
     spdlog::warn("marker for producer {} epoch {} on {}-{}: {}", m.producer_id, m.producer_epoch,
                  tp.topic, tp.partition.value(), appended.error().message());
