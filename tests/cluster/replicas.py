@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from strata_broker import check
 
 
@@ -33,6 +33,32 @@ def segment_bytes(broker, topic, p):
         with open(path, "rb") as f:
             out += f.read()
     return out
+
+
+def create_placed(admin, topics, timeout=20):
+    """Creates `topics` (NewTopics with replica assignments), retrying while the broker
+    the admin client asks does not list every assigned broker yet (its view lags the
+    first broker's by a moment after a start); a topic an earlier attempt made counts."""
+    deadline = time.time() + timeout
+    for t in topics:
+        while True:
+            try:
+                admin.create_topics([t])[t.topic].result()
+                break
+            except KafkaException as e:
+                if e.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                    break
+                check(time.time() < deadline, "%s created on its replicas: %s" % (t.topic, e))
+                time.sleep(0.3)
+
+
+def produce_acked(bootstrap, topic, values, partition=0):
+    """`values` to one partition by an idempotent acks=all producer; checks that every one
+    is acknowledged within 30 s."""
+    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all"})
+    for v in values:
+        p.produce(topic, value=v.encode(), partition=partition)
+    check(p.flush(30) == 0, "%d records to %s-%d acknowledged" % (len(values), topic, partition))
 
 
 def all_in_sync(admin, topic, parts, timeout=60):

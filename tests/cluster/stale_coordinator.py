@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster, call, find_coordinator, string  # noqa: E402
+from replicas import create_placed, produce_acked as produce  # noqa: E402
 from strata_broker import check, free_port  # noqa: E402
 from confluent_kafka import Consumer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
@@ -51,14 +52,6 @@ def fetch_error(bootstrap, topic, offset):
     r.int32()  # partitions: one
     r.int32()
     return r.take(">h")
-
-
-def produce(bootstrap, topic, values):
-    from confluent_kafka import Producer
-    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True})
-    for v in values:
-        p.produce(topic, value=v.encode(), partition=0)
-    check(p.flush(30) == 0, "%d records to %s-0 acknowledged" % (len(values), topic))
 
 
 def start_proxy(listen_port, etcd):
@@ -107,8 +100,9 @@ def main():
         c.wait_for("three brokers", lambda brokers, *_: len(brokers) == 3)
         others = ",".join(b.bootstrap for b in c.brokers[:2])
         admin = AdminClient({"bootstrap.servers": others})
-        for f in admin.create_topics([NewTopic(TOPIC, 1, 1), NewTopic(LED, 1, replica_assignment=[[3, 1]])]).values():
+        for f in admin.create_topics([NewTopic(TOPIC, 1, 1)]).values():
             f.result()
+        create_placed(admin, [NewTopic(LED, 1, replica_assignment=[[3, 1]])])
         deadline = time.time() + 30
         while (c.partition_states(c.brokers[0].bootstrap, LED) or {}).get(0, (-1, [], []))[2] != [1, 3]:
             check(time.time() < deadline, "%s-0 led by broker 3 with broker 1 in sync" % LED)

@@ -30,10 +30,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import Cluster, call, string  # noqa: E402
-from replicas import check_identical, partitions, read_all  # noqa: E402
+from replicas import check_identical, create_placed, partitions, produce_acked as produce, read_all  # noqa: E402
 from strata_broker import check  # noqa: E402
 
-from confluent_kafka import Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 binary = sys.argv[1]
@@ -72,22 +71,13 @@ def wait_state(admin, topic, pred, what, timeout=40):
     raise AssertionError("%s: %s-0 is %s" % (what, topic, last))
 
 
-def produce(bootstrap, topic, values):
-    p = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all"})
-    for v in values:
-        p.produce(topic, value=v.encode(), partition=0)
-    check(p.flush(30) == 0, "%d records to %s-0 acknowledged" % (len(values), topic))
-
-
 with Cluster(binary, brokers=3, overrides={"replica.lag.time.max.ms": "10000",
                                            "etcd.session.timeout.ms": "15000",
                                            "auto.leader.rebalance.enable": "false"}) as c:
     c.wait_for("3 brokers", lambda br, ctl, cid: len(br) == 3 and ctl > 0)
     admin = AdminClient({"bootstrap.servers": c.bootstrap})
-    futures = admin.create_topics([NewTopic("sa", 1, replica_assignment=[[1, 2]]),
-                                   NewTopic("sb", 1, replica_assignment=[[3, 1]])], request_timeout=30)
-    for f in futures.values():
-        f.result(timeout=40)
+    create_placed(admin, [NewTopic("sa", 1, replica_assignment=[[1, 2]]),
+                          NewTopic("sb", 1, replica_assignment=[[3, 1]])])
     wait_state(admin, "sa", lambda l, r, isr: l == 1 and len(isr) == 2, "sa-0 led by 1, both in sync")
     wait_state(admin, "sb", lambda l, r, isr: l == 3 and len(isr) == 2, "sb-0 led by 3, both in sync")
     produce(c.bootstrap, "sa", ["a%d" % i for i in range(5)])
